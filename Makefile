@@ -1,0 +1,46 @@
+# Two commands for a fresh machine: `make book` (build the book) and `make test` (every test).
+# Each creates .venv and installs the pinned requirements first if needed.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+BOOK_STAMP := _build/html/index.html
+
+.PHONY: book test results bench measure lab clean install
+
+install: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed, found " + sys.version.split()[0]'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+## The main job: build the HTML book, executing every notebook.
+book: $(STAMP)
+	rm -rf _build/html
+	$(VENV)/bin/jupyter-book build . -W -n --keep-going
+	@echo "The book is at $(CURDIR)/_build/html/index.html"
+
+## Every test: the ledger's unit and property tests, every notebook under nbval, the built book's
+## glued numbers, the JavaScript parity test and the browser test.
+test: $(STAMP)
+	$(MAKE) book
+	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q --nbval-lax notebooks/
+
+## The results report: results.md and results.json.
+results: $(STAMP)
+	$(PY) -m ledger
+
+## How many full step ledgers per second the library evaluates (a figure, not a test).
+bench: $(STAMP)
+	$(PY) benchmarks/ledger_speed.py
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab notebooks/
+
+clean:
+	rm -rf _build results.md results.json

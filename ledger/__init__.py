@@ -1,0 +1,18 @@
+"""ledger: a per-operation FLOP ledger of one LLM training step (forward, dX, dW) and its optical share."""
+from .costs import Costs
+from .errors import LedgerError
+from .layers import CLASSES, OPTICAL_CLASSES, PHASES, STATIC_CLASSES, LineItem
+from .masks import MaskBudget, digital_step_seconds, mask_budget
+from .settings import VARIANTS, Device, Settings, check_block, circulant_matrices
+from .shapes import LLAMA3_8B, ModelShape
+from .shares import amdahl, flops_by_pass, flops_by_phase_and_class, group_flops
+from .step import step_items
+from .table import StepRow, make_settings, six_n_flops, step_row, summarize
+
+__all__ = [
+    "CLASSES", "Costs", "Device", "LLAMA3_8B", "LedgerError", "LineItem", "MaskBudget", "ModelShape",
+    "OPTICAL_CLASSES", "PHASES", "STATIC_CLASSES", "Settings", "StepRow", "VARIANTS", "amdahl",
+    "check_block", "circulant_matrices", "digital_step_seconds", "flops_by_pass",
+    "flops_by_phase_and_class", "group_flops", "make_settings", "mask_budget", "six_n_flops",
+    "step_items", "step_row", "summarize",
+]

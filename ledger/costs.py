@@ -1,0 +1,53 @@
+"""The price, in FLOPs, of the few primitive operations the ledger counts.
+
+Every count in the ledger is a product of one of these prices and a number of occurrences,
+so a convention (the FFT constant, counting a fused multiply-add as one or two FLOPs,
+halving causal attention) is switched here and nowhere else.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .errors import LedgerError
+
+
+@dataclass(frozen=True)
+class Costs:
+    """FLOP conventions. Defaults are the 6N rule's: matmul 2mnk, real FFT 2.5 n log2 n."""
+
+    fft_constant: float = 2.5
+    """FLOPs of a real FFT of length n are fft_constant * n * log2(n)."""
+    complex_mul_flops: float = 6.0
+    """A complex multiply: 4 real multiplies and 2 adds."""
+    complex_add_flops: float = 2.0
+    flops_per_mac: float = 2.0
+    """A multiply-accumulate counts as 2 FLOPs (set 1 to count FMAs as one operation)."""
+    causal_attention: bool = False
+    """Halve QK^T and AV for the causal mask (off, as in the 6N rule's attention term)."""
+
+    def __post_init__(self) -> None:
+        for name in ("fft_constant", "complex_mul_flops", "complex_add_flops", "flops_per_mac"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+                raise LedgerError(f"{name} = {value!r}: must be a positive finite number")
+        if not isinstance(self.causal_attention, bool):
+            raise LedgerError(f"causal_attention = {self.causal_attention!r}: must be True or False")
+
+    def matmul(self, m: float, k: float, n: float) -> float:
+        """FLOPs of an (m x k) @ (k x n) product: flops_per_mac * m * k * n."""
+        return self.flops_per_mac * m * k * n
+
+    def rfft(self, n: int) -> float:
+        """FLOPs of one real FFT (or inverse real FFT) of length n."""
+        return self.fft_constant * n * math.log2(n)
+
+    @staticmethod
+    def bins(n: int) -> int:
+        """Frequency bins of a real FFT of length n: n//2 + 1 complex values."""
+        return n // 2 + 1
+
+    @property
+    def attention_factor(self) -> float:
+        """Fraction of the S x S score and value products computed (1/2 if causal halving)."""
+        return 0.5 if self.causal_attention else 1.0

@@ -1,0 +1,126 @@
+"""The one settings object every count starts from: shape, variant, lengths, conventions, device."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .costs import Costs
+from .errors import LedgerError
+from .shapes import LLAMA3_8B, ModelShape
+
+VARIANTS = ("transformer", "hyena2", "hybrid", "hyena2_circulant")
+DEFAULT_STEP_TOKENS = 1_048_576
+"""One optimizer step of 2**20 tokens, about what Llama-scale runs use."""
+DEFAULT_HYBRID_ATTENTION_FRACTION = 0.25
+"""The hybrid keeps attention in a quarter of its layers (every fourth layer; illustrative)."""
+
+
+def _check_positive_int(name: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise LedgerError(f"{name} = {value!r}: must be a positive integer")
+
+
+def _check_positive_number(name: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise LedgerError(f"{name} = {value!r}: must be a positive finite number")
+
+
+@dataclass(frozen=True)
+class Device:
+    """The illustrative optical mask device and the digital cluster it is compared with."""
+
+    pixels: float = 2_000_000
+    """Mask pixels of the spatial light modulator."""
+    values_per_pixel: float = 1.0
+    """Complex values one pixel holds (1 is optimistic for an 8-bit micromirror device)."""
+    frame_rate: float = 1031.0
+    """Mask frames written per second (Hz)."""
+    gpus: float = 64
+    """GPUs that run the digital step."""
+    gpu_flops: float = 400e12
+    """Sustained FLOP/s of one GPU."""
+
+    def __post_init__(self) -> None:
+        for name in ("pixels", "values_per_pixel", "frame_rate", "gpus", "gpu_flops"):
+            _check_positive_number(name, getattr(self, name))
+
+    @property
+    def values_per_frame(self) -> float:
+        return self.pixels * self.values_per_pixel
+
+    @property
+    def cluster_flops(self) -> float:
+        """Sustained FLOP/s of the whole digital cluster."""
+        return self.gpus * self.gpu_flops
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything one step ledger depends on; defaults are the book's Llama-3-8B case."""
+
+    variant: str = "hyena2"
+    seq_len: int = 4096
+    step_tokens: int = DEFAULT_STEP_TOKENS
+    block: int = 256
+    """Block size b of the block-circulant matrices (hyena2_circulant only)."""
+    hybrid_attention_fraction: float = DEFAULT_HYBRID_ATTENTION_FRACTION
+    """Share of the hybrid's layers that keep attention, rounded half up to whole layers."""
+    shape: ModelShape = LLAMA3_8B
+    costs: Costs = field(default_factory=Costs)
+    device: Device = field(default_factory=Device)
+
+    def __post_init__(self) -> None:
+        if self.variant not in VARIANTS:
+            raise LedgerError(f"variant = {self.variant!r}: must be one of {', '.join(VARIANTS)}")
+        _check_positive_int("seq_len", self.seq_len)
+        _check_positive_int("step_tokens", self.step_tokens)
+        if self.step_tokens % self.seq_len:
+            raise LedgerError(
+                f"seq_len = {self.seq_len} does not divide step_tokens = {self.step_tokens}: "
+                "a step must hold a whole number of sequences")
+        frac = self.hybrid_attention_fraction
+        if isinstance(frac, bool) or not isinstance(frac, (int, float)) or not 0 <= frac <= 1:
+            raise LedgerError(f"hybrid_attention_fraction = {frac!r}: must be a number from 0 to 1")
+        if self.variant == "hyena2_circulant":
+            check_block(self.block, self.shape)
+
+    @property
+    def sequences(self) -> int:
+        """Sequences in one optimizer step."""
+        return self.step_tokens // self.seq_len
+
+    @property
+    def fft_len(self) -> int:
+        """Long-convolution FFT length n = 2S: zero padding that keeps the causal product linear."""
+        return 2 * self.seq_len
+
+    @property
+    def attention_layers(self) -> int:
+        """Layers that keep attention: all (transformer), none (Hyena variants), a fraction (hybrid)."""
+        if self.variant == "transformer":
+            return self.shape.n_layers
+        if self.variant == "hybrid":
+            return math.floor(self.hybrid_attention_fraction * self.shape.n_layers + 0.5)
+        return 0
+
+    @property
+    def hyena_layers(self) -> int:
+        return self.shape.n_layers - self.attention_layers
+
+
+def circulant_matrices(shape: ModelShape) -> tuple[tuple[str, int, int], ...]:
+    """The (name, rows M, columns K) of each matrix made block-circulant; the LM head stays dense."""
+    h, i = shape.hidden, shape.intermediate
+    return (("hyena in-projection", 3 * h, h), ("hyena out-projection", h, h),
+            ("mlp gate", i, h), ("mlp up", i, h), ("mlp down", h, i))
+
+
+def check_block(block, shape: ModelShape) -> None:
+    """Refuse a block size that does not tile every circulant matrix exactly."""
+    if isinstance(block, bool) or not isinstance(block, int) or block < 2:
+        raise LedgerError(f"block = {block!r}: must be an integer of at least 2")
+    for name, rows, cols in circulant_matrices(shape):
+        if rows % block or cols % block:
+            raise LedgerError(
+                f"block = {block} does not divide the {name} ({rows} x {cols}): "
+                f"choose a common divisor of {shape.hidden} and {shape.intermediate}")

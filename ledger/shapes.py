@@ -1,0 +1,136 @@
+"""Model shapes: Llama-3-8B by default, any Llama-style shape, or a Hugging Face config.json."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import LedgerError
+
+# Hugging Face config keys the ledger reads, and the ModelShape field each fills.
+HF_KEYS = {
+    "num_hidden_layers": "n_layers",
+    "hidden_size": "hidden",
+    "num_attention_heads": "n_heads",
+    "num_key_value_heads": "n_kv_heads",
+    "intermediate_size": "intermediate",
+    "vocab_size": "vocab",
+}
+# Architectures whose blocks are exactly the Llama block the ledger counts.
+LLAMA_STYLE_MODEL_TYPES = ("llama", "mistral")
+# Keys that mark a mixture-of-experts MLP, which the ledger cannot count as one dense MLP.
+MOE_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_intermediate_size")
+
+
+def _positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise LedgerError(f"{name} = {value!r}: must be a positive integer")
+    return value
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    """A Llama-style decoder: attention with grouped key/value heads and a SwiGLU MLP."""
+
+    n_layers: int = 32
+    hidden: int = 4096
+    n_heads: int = 32
+    n_kv_heads: int = 8
+    intermediate: int = 14336
+    vocab: int = 128256
+    tied_embeddings: bool = False
+    name: str = "Llama-3-8B"
+
+    def __post_init__(self) -> None:
+        for field in ("n_layers", "hidden", "n_heads", "n_kv_heads", "intermediate", "vocab"):
+            _positive_int(field, getattr(self, field))
+        if self.hidden % self.n_heads:
+            raise LedgerError(
+                f"n_heads = {self.n_heads} does not divide hidden = {self.hidden}: "
+                "the head dimension must be a whole number")
+        if self.n_heads % self.n_kv_heads:
+            raise LedgerError(
+                f"n_kv_heads = {self.n_kv_heads} does not divide n_heads = {self.n_heads}: "
+                "each key/value head must serve a whole group of query heads")
+        if not isinstance(self.tied_embeddings, bool):
+            raise LedgerError(f"tied_embeddings = {self.tied_embeddings!r}: must be true or false")
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden // self.n_heads
+
+    @property
+    def kv_dim(self) -> int:
+        """Width of the key and value projections: n_kv_heads * head_dim."""
+        return self.n_kv_heads * self.head_dim
+
+    @property
+    def attention_matrix_params(self) -> int:
+        """q, k, v and o projections of one layer."""
+        return 2 * self.hidden * self.hidden + 2 * self.hidden * self.kv_dim
+
+    @property
+    def mlp_matrix_params(self) -> int:
+        """gate, up and down matrices of one SwiGLU MLP."""
+        return 3 * self.hidden * self.intermediate
+
+    @property
+    def embedding_params(self) -> int:
+        return self.vocab * self.hidden
+
+    @property
+    def matrix_params(self) -> int:
+        """All weight matrices, norms left out; the LM head counted unless tied to the embedding."""
+        heads = 1 if self.tied_embeddings else 2
+        return self.n_layers * (self.attention_matrix_params + self.mlp_matrix_params) + heads * self.embedding_params
+
+    @property
+    def N(self) -> int:
+        """Parameters that multiply activations: every matrix but the input embedding (a lookup)."""
+        layers = self.n_layers * (self.attention_matrix_params + self.mlp_matrix_params)
+        return layers + self.embedding_params  # the LM head, dense, tied or not
+
+    @classmethod
+    def from_hf_config(cls, config: Mapping[str, Any] | str | Path, name: str | None = None) -> "ModelShape":
+        """Read a Hugging Face config.json (a path or an already-parsed dict) of a Llama-style model."""
+        if not isinstance(config, Mapping):
+            path = Path(config)
+            try:
+                config = json.loads(path.read_text())
+            except FileNotFoundError:
+                raise LedgerError(f"config {str(path)!r}: no such file") from None
+            except json.JSONDecodeError as err:
+                raise LedgerError(f"config {str(path)!r}: not valid JSON ({err.msg}, line {err.lineno})") from None
+            if not isinstance(config, Mapping):
+                raise LedgerError(f"config {str(path)!r}: must hold a JSON object")
+            name = name or path.parent.name or path.stem
+        model_type = config.get("model_type")
+        if model_type is not None and model_type not in LLAMA_STYLE_MODEL_TYPES:
+            raise LedgerError(
+                f"model_type = {model_type!r}: the ledger counts Llama-style decoders only "
+                f"({', '.join(LLAMA_STYLE_MODEL_TYPES)})")
+        for key in MOE_KEYS:
+            if config.get(key):
+                raise LedgerError(
+                    f"{key} = {config[key]!r}: mixture-of-experts models are not supported "
+                    "(the ledger counts one dense SwiGLU MLP per layer)")
+        values: dict[str, Any] = {}
+        for key, field in HF_KEYS.items():
+            if key not in config:
+                if key == "num_key_value_heads":  # Hugging Face's default: no grouping
+                    continue
+                raise LedgerError(f"config is missing {key!r}: a Llama-style config needs {', '.join(HF_KEYS)}")
+            values[field] = _positive_int(key, config[key])
+        values.setdefault("n_kv_heads", values["n_heads"])
+        head_dim = config.get("head_dim")
+        if head_dim is not None and head_dim * values["n_heads"] != values["hidden"]:
+            raise LedgerError(
+                f"head_dim = {head_dim!r}: the ledger needs head_dim * num_attention_heads = hidden_size")
+        tied = config.get("tie_word_embeddings", False)
+        if not isinstance(tied, bool):
+            raise LedgerError(f"tie_word_embeddings = {tied!r}: must be true or false")
+        return cls(**values, tied_embeddings=tied, name=name or config.get("_name_or_path", "custom"))
+
+
+LLAMA3_8B = ModelShape()

@@ -1,0 +1,53 @@
+"""Group-bys over a step's line items: FLOPs by phase and class, the optical shares, Amdahl bounds."""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable
+
+from .layers import CLASSES, OPTICAL_CLASSES, PHASES, STATIC_CLASSES, LineItem
+
+BACKWARD_PHASES = ("dX", "dW")
+
+
+def group_flops(items: Iterable[LineItem], *keys: str) -> dict:
+    """Sum the FLOPs of `items` by the given LineItem fields, e.g. group_flops(items, "phase", "cls")."""
+    totals: dict = defaultdict(float)
+    for item in items:
+        key = tuple(getattr(item, k) for k in keys)
+        totals[key[0] if len(key) == 1 else key] += item.flops
+    return dict(totals)
+
+
+def flops_by_phase_and_class(items: Iterable[LineItem]) -> dict[str, dict[str, float]]:
+    """{phase: {class: FLOPs}} for forward, dX and dW, every class present (zeros included)."""
+    table = {phase: dict.fromkeys(CLASSES, 0.0) for phase in PHASES}
+    for item in items:
+        table[item.phase][item.cls] += item.flops
+    return table
+
+
+def flops_by_pass(items: Iterable[LineItem]) -> dict[str, dict[str, float]]:
+    """{"forward"|"backward": {class: FLOPs}}; backward is dX + dW."""
+    by_phase = flops_by_phase_and_class(items)
+    backward = {cls: by_phase["dX"][cls] + by_phase["dW"][cls] for cls in CLASSES}
+    return {"forward": by_phase["forward"], "backward": backward}
+
+
+def optical(by_class: dict[str, float]) -> float:
+    """Transforms plus both kinds of Fourier-domain product."""
+    return sum(by_class[c] for c in OPTICAL_CLASSES)
+
+
+def static(by_class: dict[str, float]) -> float:
+    """Transforms plus weight-masked products: what masks written once per step can hold."""
+    return sum(by_class[c] for c in STATIC_CLASSES)
+
+
+def share(part: float, whole: float) -> float:
+    """part / whole, 0 for an empty whole (a fraction, not a percentage)."""
+    return part / whole if whole > 0 else 0.0
+
+
+def amdahl(fraction: float) -> float:
+    """Amdahl's bound on the speed-up if `fraction` of the work became free: 1 / (1 - fraction)."""
+    return 1.0 / (1.0 - fraction) if fraction < 1.0 else float("inf")

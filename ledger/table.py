@@ -1,0 +1,115 @@
+"""One row of the training-step table: the group-bys of one step ledger, in the JSON contract's keys."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from .errors import LedgerError
+from .layers import LineItem
+from .masks import digital_step_seconds, mask_budget
+from .settings import Device, Settings
+from .costs import Costs
+from .shares import amdahl, flops_by_pass, optical, share, static
+from .step import step_items
+
+
+@dataclass(frozen=True)
+class StepRow:
+    """Shares are fractions (0.1219, not 12.19); FLOPs per optimizer step; times in seconds."""
+
+    variant: str
+    seq_len: int
+    sequences: int
+    forward_flops: float
+    backward_flops: float
+    flops_by_class: dict
+    forward_share: float
+    backward_share: float
+    step_share: float
+    static_share: float
+    data_part: float
+    amdahl: float
+    amdahl_static: float
+    weight_mask_s: float
+    data_mask_s: float
+    digital_step_s: float
+    six_n_ratio: float | None
+    step_tokens: int
+    step_flops: float
+    weight_mask_frames: int
+    data_mask_frames: int
+
+    def to_json(self) -> dict[str, Any]:
+        row = asdict(self)
+        if row["six_n_ratio"] is None:
+            del row["six_n_ratio"]
+        return row
+
+
+def six_n_flops(s: Settings) -> float:
+    """The 6N rule plus attention for a step: 6*N*T + 12*L*S*H*T (the transformer's closed form)."""
+    shape, tokens = s.shape, s.step_tokens
+    return 6 * shape.N * tokens + 12 * shape.n_layers * s.seq_len * shape.hidden * tokens
+
+
+def summarize(s: Settings, items: list[LineItem]) -> StepRow:
+    """Every share, bound and time of the table from one list of line items."""
+    by_pass = flops_by_pass(items)
+    fwd, bwd = by_pass["forward"], by_pass["backward"]
+    forward_flops, backward_flops = sum(fwd.values()), sum(bwd.values())
+    step_flops = forward_flops + backward_flops
+    step_by_class = {c: fwd[c] + bwd[c] for c in fwd}
+    optical_flops = optical(step_by_class)
+    step_share = share(optical_flops, step_flops)
+    static_share = share(static(step_by_class), step_flops)
+    masks = mask_budget(items, s.device)
+    return StepRow(
+        variant=s.variant, seq_len=s.seq_len, sequences=s.sequences,
+        forward_flops=forward_flops, backward_flops=backward_flops,
+        flops_by_class={"forward": fwd, "backward": bwd},
+        forward_share=share(optical(fwd), forward_flops),
+        backward_share=share(optical(bwd), backward_flops),
+        step_share=step_share, static_share=static_share,
+        data_part=share(step_by_class["data_product"], optical_flops),
+        amdahl=amdahl(step_share), amdahl_static=amdahl(static_share),
+        weight_mask_s=masks.weight_mask_s, data_mask_s=masks.data_mask_s,
+        digital_step_s=digital_step_seconds(step_flops, s.device),
+        six_n_ratio=step_flops / six_n_flops(s) if s.variant == "transformer" else None,
+        step_tokens=s.step_tokens, step_flops=step_flops,
+        weight_mask_frames=masks.weight_frames, data_mask_frames=masks.data_frames,
+    )
+
+
+def step_row(settings: Settings | None = None, **overrides: Any) -> StepRow:
+    """The table row for `settings` with any field overridden, e.g. step_row(variant="hyena2", seq_len=2048).
+
+    Device figures (pixels, values_per_pixel, frame_rate, gpus, gpu_flops) and cost conventions
+    (fft_constant, causal_attention, ...) may be passed by name too.
+    """
+    return summarize(*_settings_and_items(settings, **overrides))
+
+
+def _settings_and_items(settings: Settings | None = None, **overrides: Any) -> tuple[Settings, list[LineItem]]:
+    s = make_settings(settings, **overrides)
+    return s, step_items(s)
+
+
+DEVICE_FIELDS = tuple(Device.__dataclass_fields__)
+COST_FIELDS = tuple(Costs.__dataclass_fields__)
+SETTINGS_FIELDS = tuple(Settings.__dataclass_fields__)
+
+
+def make_settings(settings: Settings | None = None, **overrides: Any) -> Settings:
+    """Settings with fields, device figures or cost conventions overridden by keyword."""
+    s = settings or Settings()
+    device = {k: overrides.pop(k) for k in list(overrides) if k in DEVICE_FIELDS}
+    costs = {k: overrides.pop(k) for k in list(overrides) if k in COST_FIELDS}
+    unknown = [k for k in overrides if k not in SETTINGS_FIELDS]
+    if unknown:
+        allowed = ", ".join(SETTINGS_FIELDS + DEVICE_FIELDS + COST_FIELDS)
+        raise LedgerError(f"unknown setting {unknown[0]!r}: allowed are {allowed}")
+    if device:
+        overrides["device"] = replace(overrides.get("device", s.device), **device)
+    if costs:
+        overrides["costs"] = replace(overrides.get("costs", s.costs), **costs)
+    return replace(s, **overrides) if overrides else s
