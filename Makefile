@@ -39,6 +39,10 @@ results: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/ledger_speed.py
 
+## Time numpy's matmul and FFT at the ledger's shapes; achieved FLOP/s and time-weighted shares.
+measure: $(STAMP)
+	$(PY) benchmarks/measure.py
+
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/
 
