@@ -1,0 +1,123 @@
+"""The command line: `python -m ledger` writes results.md and results.json (or prints the JSON)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from .errors import LedgerError
+from .report import DEFAULT_SEQ_LENS, results_json, results_markdown
+from .settings import VARIANTS, Device, Settings
+from .shapes import ModelShape
+from .costs import Costs
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one line on stderr and exit status 2 (no usage dump)."""
+
+    def error(self, message: str):  # noqa: D401 - argparse's hook
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (a positive integer is needed)") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{value} is not positive (a positive integer is needed)")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (a positive number is needed)") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not a positive finite number")
+    return value
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (a fraction from 0 to 1 is needed)") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text} is outside 0..1 (a fraction of the layers is needed)")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    d, dev = Settings(), Device()
+    p = OneLineParser(prog="python -m ledger",
+                      description="Count one LLM training step operation by operation and write results.md "
+                                  "and results.json. `python -m ledger reconcile --json` compares other "
+                                  "accountings.")
+    p.add_argument("--json", action="store_true", help="print the JSON to stdout instead of writing files")
+    p.add_argument("--out-dir", type=Path, default=Path("."), help="where results.md/.json go (default: .)")
+    p.add_argument("--config", type=Path, help="a Hugging Face config.json of a Llama-style model "
+                                               "(default: Llama-3-8B)")
+    p.add_argument("--seq-len", type=_positive_int, action="append", metavar="N",
+                   help=f"sequence length, repeatable (default: {', '.join(map(str, DEFAULT_SEQ_LENS))})")
+    p.add_argument("--step-tokens", type=_positive_int, default=d.step_tokens, metavar="N",
+                   help=f"tokens per optimizer step (default: {d.step_tokens})")
+    p.add_argument("--variant", choices=VARIANTS, action="append", help="variant, repeatable (default: all four)")
+    p.add_argument("--block", type=_positive_int, default=d.block, metavar="N",
+                   help=f"block-circulant block size (default: {d.block})")
+    p.add_argument("--hybrid-attention-fraction", type=_fraction, default=d.hybrid_attention_fraction,
+                   metavar="F", help=f"share of the hybrid's layers with attention (default: "
+                                     f"{d.hybrid_attention_fraction})")
+    p.add_argument("--causal-attention", action="store_true", help="halve QK^T and AV for the causal mask")
+    p.add_argument("--fft-constant", type=_positive_float, default=Costs().fft_constant, metavar="C",
+                   help="real FFT costs C n log2 n FLOPs (default: 2.5)")
+    p.add_argument("--pixels", type=_positive_float, default=dev.pixels, help="mask pixels (default: 2e6)")
+    p.add_argument("--values-per-pixel", type=_positive_float, default=dev.values_per_pixel,
+                   help="complex values per pixel (default: 1)")
+    p.add_argument("--frame-rate", type=_positive_float, default=dev.frame_rate, metavar="HZ",
+                   help="mask frames per second (default: 1031)")
+    p.add_argument("--gpus", type=_positive_float, default=dev.gpus, help="GPUs of the digital step (default: 64)")
+    p.add_argument("--gpu-flops", type=_positive_float, default=dev.gpu_flops, metavar="FLOPS",
+                   help="sustained FLOP/s per GPU (default: 4e14)")
+    return p
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    shape = ModelShape.from_hf_config(args.config) if args.config else ModelShape()
+    device = Device(pixels=args.pixels, values_per_pixel=args.values_per_pixel, frame_rate=args.frame_rate,
+                    gpus=args.gpus, gpu_flops=args.gpu_flops)
+    costs = Costs(fft_constant=args.fft_constant, causal_attention=args.causal_attention)
+    return Settings(step_tokens=args.step_tokens, block=args.block, shape=shape, costs=costs, device=device,
+                    hybrid_attention_fraction=args.hybrid_attention_fraction,
+                    seq_len=args.step_tokens)  # a placeholder that divides the step; each row sets its own
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "reconcile":
+        from . import reconcile
+        return reconcile.main(argv[1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        base = settings_from_args(args)
+        variants = tuple(dict.fromkeys(args.variant or VARIANTS))
+        seq_lens = tuple(dict.fromkeys(args.seq_len or DEFAULT_SEQ_LENS))
+        data = results_json(base, variants, seq_lens)
+    except LedgerError as err:
+        parser.exit(2, f"{parser.prog}: error: {err}\n")
+    if args.json:
+        json.dump(data, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    try:
+        args.out_dir.mkdir(parents=True, exist_ok=True)
+        (args.out_dir / "results.json").write_text(json.dumps(data, indent=1) + "\n")
+        (args.out_dir / "results.md").write_text(results_markdown(data))
+    except OSError as err:
+        parser.exit(2, f"{parser.prog}: error: cannot write to {str(args.out_dir)!r}: {err.strerror}\n")
+    print(f"wrote {args.out_dir / 'results.md'} and {args.out_dir / 'results.json'}")
+    return 0

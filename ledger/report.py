@@ -1,0 +1,128 @@
+"""results.md and results.json: the step table, the 6N check, the mask budget and the numeric checks."""
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any, Iterable, Sequence
+
+from .settings import Settings, VARIANTS
+from .shares import flops_by_pass, optical
+from .spectral import spectral_checks
+from .step import step_items
+from .table import StepRow, make_settings, summarize
+
+DEFAULT_SEQ_LENS = (2048, 4096, 8192)
+VARIANT_TITLES = {
+    "transformer": "Transformer (Llama-3-8B)",
+    "hyena2": "Hyena-2",
+    "hybrid": "Hybrid (attention + Hyena-2)",
+    "hyena2_circulant": "Hyena-2 + block-circulant weights",
+}
+
+
+def build_rows(base: Settings, variants: Sequence[str] = VARIANTS,
+               seq_lens: Sequence[int] = DEFAULT_SEQ_LENS) -> list[tuple[StepRow, dict]]:
+    """One (row, flops by pass and class) per variant and sequence length, from one ledger each."""
+    out = []
+    for variant in variants:
+        for seq_len in seq_lens:
+            s = make_settings(base, variant=variant, seq_len=seq_len)
+            items = step_items(s)
+            out.append((summarize(s, items), flops_by_pass(items)))
+    return out
+
+
+def results_json(base: Settings, variants: Sequence[str] = VARIANTS,
+                 seq_lens: Sequence[int] = DEFAULT_SEQ_LENS, checks: Iterable | None = None) -> dict[str, Any]:
+    """The JSON contract: model, step_tokens, rows (one per variant and length), plus settings and checks."""
+    shape = base.shape
+    rows = build_rows(base, variants, seq_lens)
+    return {
+        "model": {"name": shape.name, "matrix_params": shape.matrix_params, "N": shape.N,
+                  "n_layers": shape.n_layers, "hidden": shape.hidden, "n_heads": shape.n_heads,
+                  "n_kv_heads": shape.n_kv_heads, "intermediate": shape.intermediate, "vocab": shape.vocab,
+                  "tied_embeddings": shape.tied_embeddings},
+        "step_tokens": base.step_tokens,
+        "block": base.block,
+        "hybrid_attention_fraction": base.hybrid_attention_fraction,
+        "costs": asdict(base.costs),
+        "device": asdict(base.device),
+        "rows": [row.to_json() for row, _ in rows],
+        "spectral_checks": [asdict(c) for c in (checks if checks is not None else spectral_checks())],
+    }
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.2f}%"
+
+
+def _bound(x: float) -> str:
+    return f"{x:.3f}x"
+
+
+def _table(header: Sequence[str], body: Iterable[Sequence[Any]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in body]
+    return lines
+
+
+def results_markdown(data: dict[str, Any]) -> str:
+    """Render the JSON contract as the results report."""
+    m, rows = data["model"], data["rows"]
+    dev = data["device"]
+    out = [f"# Training-step ledger: {m['name']}", "",
+           f"Step of {data['step_tokens']:,} tokens; block {data['block']}; hybrid attention fraction "
+           f"{data['hybrid_attention_fraction']}. Conventions: matmul {data['costs']['flops_per_mac']:g}mnk, "
+           f"real FFT {data['costs']['fft_constant']:g} n log2 n, complex multiply "
+           f"{data['costs']['complex_mul_flops']:g}, complex add {data['costs']['complex_add_flops']:g}, causal "
+           f"halving {'on' if data['costs']['causal_attention'] else 'off'}.", "",
+           "## 1. Cross-check: the 6N rule", "",
+           f"Matrix parameters (norms left out): {m['matrix_params']:,}. N, the parameters that multiply "
+           f"activations (input embedding left out, a lookup): {m['N']:,}.", ""]
+    six = [r for r in rows if r["variant"] == "transformer"]
+    out += _table(["sequence length", "step FLOPs", "6NT + 12LSHT ratio"],
+                  [[f"{r['seq_len']:,}", f"{r['step_flops']:.6e}", f"{r['six_n_ratio']:.15f}"] for r in six])
+    if not six:
+        out.append("(the transformer was not among the variants asked for)")
+    out += ["", "## 2. A training step", "",
+            "Shares of FLOPs that are optical work (transforms and Fourier-domain products); static = transforms "
+            "and weight-masked products only; data part = data-by-data products over optical work; Amdahl = "
+            "1 / (1 - share).", ""]
+    out += _table(["variant", "S", "sequences", "forward", "backward", "step", "static", "data part",
+                   "Amdahl step", "Amdahl static", "backward/forward"],
+                  [[VARIANT_TITLES[r["variant"]], f"{r['seq_len']:,}", r["sequences"], _pct(r["forward_share"]),
+                    _pct(r["backward_share"]), _pct(r["step_share"]), _pct(r["static_share"]), _pct(r["data_part"]),
+                    _bound(r["amdahl"]), _bound(r["amdahl_static"]),
+                    f"{r['backward_flops'] / r['forward_flops']:.3f}"] for r in rows])
+    out += ["", "## 3. Why the share falls from forward to step", "",
+            "Backward over forward FLOPs, by kind of work: matmuls and other digital work double, while the "
+            "optical work grows by far less (the backward pass adds no long FFTs beyond the forward's count).", ""]
+    body = []
+    for r in rows:
+        fwd, bwd = r["flops_by_class"]["forward"], r["flops_by_class"]["backward"]
+        opt_f, opt_b = optical(fwd), optical(bwd)
+        body.append([VARIANT_TITLES[r["variant"]], f"{r['seq_len']:,}",
+                     f"{bwd['digital'] / fwd['digital']:.3f}",
+                     f"{opt_b / opt_f:.3f}" if opt_f else "-",
+                     f"{bwd['transform'] / fwd['transform']:.3f}" if fwd["transform"] else "-",
+                     f"{bwd['weight_product'] / fwd['weight_product']:.3f}" if fwd["weight_product"] else "-"])
+    out += _table(["variant", "S", "digital bwd/fwd", "optical bwd/fwd", "transforms bwd/fwd",
+                   "weight products bwd/fwd"], body)
+    out += ["", "## 4. Holding the masks", "",
+            f"Device: {dev['pixels']:,.0f} pixels x {dev['values_per_pixel']:g} complex value per pixel at "
+            f"{dev['frame_rate']:g} frames/s; layer-major order (each layer's masks written once per step). "
+            f"Digital step: all step FLOPs on {dev['gpus']:g} GPUs at {dev['gpu_flops'] / 1e12:g} TFLOP/s "
+            "sustained.", ""]
+    out += _table(["variant", "S", "weight-mask frames", "weight masks (s)", "data-mask frames",
+                   "data masks (s)", "digital step (s)"],
+                  [[VARIANT_TITLES[r["variant"]], f"{r['seq_len']:,}", f"{r['weight_mask_frames']:,}",
+                    f"{r['weight_mask_s']:.2f}", f"{r['data_mask_frames']:,}", f"{r['data_mask_s']:.0f}",
+                    f"{r['digital_step_s']:.2f}"] for r in rows])
+    out += ["", "## 5. Numeric checks of the backward formulas", "",
+            "Largest error relative to the largest direct value. The spectral formulas agree with direct sums to "
+            "rounding; the finite-difference column is limited by the difference step.", ""]
+    out += _table(["length", "FFT length", "y: FFT vs direct", "du: FFT vs direct", "dh: FFT vs direct",
+                   "du: FFT vs finite diff.", "dh: FFT vs finite diff."],
+                  [[c["length"], c["fft_len"], f"{c['forward_vs_direct']:.1e}", f"{c['input_grad_vs_direct']:.1e}",
+                    f"{c['filter_grad_vs_direct']:.1e}", f"{c['input_grad_vs_fd']:.1e}",
+                    f"{c['filter_grad_vs_fd']:.1e}"] for c in data["spectral_checks"]])
+    return "\n".join(out) + "\n"
