@@ -1,0 +1,214 @@
+"""The closed-form counts behind the 6ND rule, and what turns FLOPs into time.
+
+Small, separately testable formulas the chapters "From FLOPs to time" explain: multiply-accumulates
+per matrix-vector product, the 24H^2 / 12LH^2 approximations of a transformer layer, the attention
+ratio S/(6H), arithmetic intensity and the roofline, a run's total compute and elapsed time, the
+Chinchilla compute-optimal token count, the recompute tax of activation checkpointing, and the
+optimizer's memory traffic set against the matmuls' time. Every function refuses bad input with a
+LedgerError naming the value.
+"""
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+from .errors import LedgerError
+from .layers import LineItem
+from .shapes import ModelShape
+
+
+def _positive(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise LedgerError(f"{name} = {value!r}: must be a positive finite number")
+    return float(value)
+
+
+def _fraction(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise LedgerError(f"{name} = {value!r}: must be a number from 0 to 1")
+    return float(value)
+
+
+# --- counting multiply-accumulates --------------------------------------------------------------
+
+def matvec_flops(m: float, k: float, flops_per_mac: float = 2.0) -> float:
+    """FLOPs of an (m x k) matrix times a k-vector: m*k multiply-accumulates, 2 FLOPs each (2MK)."""
+    return _positive("flops_per_mac", flops_per_mac) * _positive("m", m) * _positive("k", k)
+
+
+def matmul_flops(m: float, k: float, b: float, flops_per_mac: float = 2.0) -> float:
+    """FLOPs of an (m x k) matrix times b vectors (a k x b matrix): 2MKB."""
+    return matvec_flops(m, k, flops_per_mac) * _positive("b", b)
+
+
+def linear_layer_flops(m: float, k: float, tokens: float = 1.0) -> dict[str, float]:
+    """Forward y = Wx, input gradient dX = W^T g and weight gradient dW = g x^T of an m x k layer.
+
+    Each is 2MK per token, so backward (dX + dW) is exactly twice forward.
+    """
+    one = matmul_flops(m, k, tokens)
+    return {"forward": one, "dX": one, "dW": one}
+
+
+# --- the 24H^2 and 12LH^2 approximations ---------------------------------------------------------
+
+def layer_forward_flops_approx(hidden: float, mlp_ratio: float = 4.0) -> float:
+    """Forward FLOPs per token of one layer, textbook form: four H x H projections (8H^2) plus an MLP
+    of width mlp_ratio*H and two matrices (2 * 2 * mlp_ratio * H^2 = 16H^2 at ratio 4): 24H^2."""
+    h = _positive("hidden", hidden)
+    return 8 * h * h + 4 * _positive("mlp_ratio", mlp_ratio) * h * h
+
+
+def params_approx(n_layers: float, hidden: float, mlp_ratio: float = 4.0) -> float:
+    """Non-embedding parameters, textbook form: 4H^2 + 2*mlp_ratio*H^2 per layer, 12LH^2 at ratio 4."""
+    return _positive("n_layers", n_layers) * layer_forward_flops_approx(hidden, mlp_ratio) / 2
+
+
+def layer_params_exact(shape: ModelShape) -> int:
+    """Matrix parameters of one Llama-style layer: q, k, v, o (grouped k and v) and three SwiGLU matrices."""
+    return shape.attention_matrix_params + shape.mlp_matrix_params
+
+
+def layer_forward_flops_exact(shape: ModelShape) -> int:
+    """Forward FLOPs per token of one layer's matrices (attention scores left out): 2 per parameter."""
+    return 2 * layer_params_exact(shape)
+
+
+def forward_flops_per_token(shape: ModelShape, seq_len: int = 0, causal: bool = False) -> float:
+    """Forward FLOPs per token of a whole Llama-style model: 2N plus attention 4*L*S*H (halved if causal)."""
+    attention = 4 * shape.n_layers * seq_len * shape.hidden * (0.5 if causal else 1.0)
+    return 2 * shape.N + attention
+
+
+# --- attention against the parameters ------------------------------------------------------------
+
+def attention_ratio(seq_len: float, hidden: float) -> float:
+    """Attention FLOPs over parameter FLOPs per token with N ~ 12LH^2: 12LSH / (6 * 12LH^2) = S/(6H)."""
+    return _positive("seq_len", seq_len) / (6 * _positive("hidden", hidden))
+
+
+def attention_ratio_exact(shape: ModelShape, seq_len: float) -> float:
+    """The same ratio with the model's exact N: 12*L*S*H / (6N)."""
+    s = _positive("seq_len", seq_len)
+    return 12 * shape.n_layers * s * shape.hidden / (6 * shape.N)
+
+
+def crossover_seq_len(shape: ModelShape) -> float:
+    """The sequence length at which attention FLOPs equal the 6N term: S = 6N / (12 L H)."""
+    return 6 * shape.N / (12 * shape.n_layers * shape.hidden)
+
+
+# --- arithmetic intensity and the roofline -------------------------------------------------------
+
+def arithmetic_intensity(m: float, k: float, b: float, bytes_per_element: float = 1.0) -> float:
+    """FLOPs per element moved by an (m x k) @ (k x b) product: 2MKB / (MK + KB + MB).
+
+    With bytes_per_element (2 for bf16) the result is FLOPs per byte; the default 1 gives FLOPs per element.
+    """
+    m, k, b = _positive("m", m), _positive("k", k), _positive("b", b)
+    return 2 * m * k * b / ((m * k + k * b + m * b) * _positive("bytes_per_element", bytes_per_element))
+
+
+def small_batch_intensity(m: float, b: float) -> float:
+    """The limit of the intensity when K is much larger than M and B: 2MB / (M + B)."""
+    m, b = _positive("m", m), _positive("b", b)
+    return 2 * m * b / (m + b)
+
+
+def ridge_point(peak_flops: float, bandwidth: float) -> float:
+    """Intensity (FLOPs per byte) where the roofline turns: peak FLOP/s over bytes per second."""
+    return _positive("peak_flops", peak_flops) / _positive("bandwidth", bandwidth)
+
+
+def roofline(intensity: float, peak_flops: float, bandwidth: float) -> float:
+    """Attainable FLOP/s at an intensity (FLOPs per byte): min(peak, intensity * bandwidth)."""
+    return min(_positive("peak_flops", peak_flops), _positive("intensity", intensity) * _positive("bandwidth", bandwidth))
+
+
+# --- a whole run ---------------------------------------------------------------------------------
+
+def run_flops(n_params: float, tokens: float, n_layers: float = 0, seq_len: float = 0, hidden: float = 0) -> float:
+    """Training compute of a run over `tokens` tokens: 6ND plus the attention term 12*L*S*H*D."""
+    d = _positive("tokens", tokens)
+    return 6 * _positive("n_params", n_params) * d + 12 * n_layers * seq_len * hidden * d
+
+
+def run_seconds(flops: float, devices: float, peak_flops: float, utilization: float = 0.4) -> float:
+    """Elapsed seconds: flops / (devices * peak * utilization); utilization is the achieved fraction of peak."""
+    u = _positive("utilization", utilization)
+    if u > 1:
+        raise LedgerError(f"utilization = {utilization!r}: must be a fraction of peak, at most 1")
+    return _positive("flops", flops) / (_positive("devices", devices) * _positive("peak_flops", peak_flops) * u)
+
+
+# Chinchilla's parametric loss fit L(N, D) = E + A/N^alpha + B/D^beta (Hoffmann et al. 2022, Approach 3).
+CHINCHILLA_APPROACH3 = {"E": 1.69, "A": 406.4, "B": 410.7, "alpha": 0.34, "beta": 0.28}
+CHINCHILLA_FITS = ("tokens_per_param", "approach3")
+
+
+def compute_optimal_tokens(n_params: float, fit: str = "tokens_per_param", tokens_per_param: float = 20.0) -> float:
+    """Compute-optimal training tokens for a model of n_params parameters, from a Chinchilla fit.
+
+    fit = "tokens_per_param": D = tokens_per_param * N (20 is the rule of thumb read from Chinchilla's
+    Approaches 1 and 2, whose exponents for N and D are both about 0.5, so the ratio is constant).
+    fit = "approach3": minimise the parametric loss at fixed C = 6ND; N_opt = G (C/6)^(beta/(alpha+beta))
+    with G = (alpha A / (beta B))^(1/(alpha+beta)), solved for D at the given N. Its exponents (0.46, 0.54)
+    make the ratio D/N grow with N.
+    """
+    n = _positive("n_params", n_params)
+    if fit == "tokens_per_param":
+        return _positive("tokens_per_param", tokens_per_param) * n
+    if fit == "approach3":
+        p = CHINCHILLA_APPROACH3
+        a, b = p["alpha"], p["beta"]
+        g = (a * p["A"] / (b * p["B"])) ** (1 / (a + b))
+        c_over_6 = (n / g) ** ((a + b) / b)
+        return c_over_6 / n
+    raise LedgerError(f"fit = {fit!r}: must be one of {', '.join(CHINCHILLA_FITS)}")
+
+
+# --- the recompute tax ---------------------------------------------------------------------------
+
+RECOMPUTED_LAYERS = ("attention", "hyena", "mlp")
+"""Checkpointed blocks: every layer's forward is run again in backward; the LM head and embedding are not."""
+
+
+def recompute_flops(items: Iterable[LineItem], fraction: float = 1.0, layers: tuple[str, ...] = RECOMPUTED_LAYERS) -> float:
+    """Extra FLOPs per step when `fraction` of the blocks' forward work is recomputed in the backward pass.
+
+    Full activation checkpointing (fraction 1) re-runs every block's forward once: about 2ND more,
+    which takes the 6ND step to about 8ND.
+    """
+    f = _fraction("fraction", fraction)
+    return f * sum(i.flops for i in items if i.phase == "forward" and i.layer in layers)
+
+
+def recompute_tax(items: list[LineItem], fraction: float = 1.0, layers: tuple[str, ...] = RECOMPUTED_LAYERS) -> float:
+    """The step's FLOPs with recomputation over the step's FLOPs without (4/3 for the 6N step, fully checkpointed)."""
+    step = sum(i.flops for i in items)
+    return (step + recompute_flops(items, fraction, layers)) / step
+
+
+# --- the optimizer's memory traffic --------------------------------------------------------------
+
+OPTIMIZER_BYTES_PER_PARAM = 20.0
+"""Bytes per parameter an AdamW step touches, each state counted once: the 16 bytes of mixed-precision
+Adam state (bf16 weight 2 + bf16 gradient 2 + fp32 master weight 4 + two fp32 moments 8, as in ZeRO)
+plus a 4-byte fp32 gradient accumulator. Counting every write back as well would push it towards 30."""
+
+
+def optimizer_bytes(n_params: float, bytes_per_param: float = OPTIMIZER_BYTES_PER_PARAM) -> float:
+    """Bytes the optimizer update moves per step: bytes_per_param * N."""
+    return _positive("bytes_per_param", bytes_per_param) * _positive("n_params", n_params)
+
+
+def optimizer_time_share(n_params: float, step_flops: float, bandwidth: float, flops_rate: float,
+                         bytes_per_param: float = OPTIMIZER_BYTES_PER_PARAM) -> dict[str, float]:
+    """Optimizer traffic time against the matmuls' time for one step on the same devices.
+
+    Both are divided by the device count (optimizer state sharded as in ZeRO), so one device's
+    bandwidth (bytes/s) and sustained FLOP/s suffice. Returns seconds per device-equivalent and the ratio.
+    """
+    memory_s = optimizer_bytes(n_params, bytes_per_param) / _positive("bandwidth", bandwidth)
+    compute_s = _positive("step_flops", step_flops) / _positive("flops_rate", flops_rate)
+    return {"optimizer_s": memory_s, "matmul_s": compute_s, "ratio": memory_s / compute_s}
