@@ -1,0 +1,212 @@
+"""Costs a FLOP share does not show, per optimizer step: conversions in and out of the optics,
+the precision a gradient asks for, and (from masks.py) the mask rewrites.
+
+Conversions. Every optical transform takes its input from the digital side and hands its output
+back. The count is in real numbers (scalars a converter handles; a complex bin is two). A long
+convolution's input is S samples (the zero padding to n = 2S is dark pixels, no conversion) and
+only its first S outputs are kept; a circulant block is b samples. Two bounds:
+- "separate": every transform is its own trip (input and output of each rFFT and inverse rFFT);
+- "fused": a 4f pass does rFFT, mask product and inverse rFFT in one trip, so a sequence's or
+  token's data crosses only on the way in and on the way out; the per-step transforms (filter and
+  weight-block spectra, the accumulated gradients) still cross both ways.
+
+Precision. An analog optical path resolves about ENOB bits below its full scale; a gradient
+format carries a significand of a few bits over an exponent range of many binades, and a
+weight gradient is the sum of many contributions (one per sequence, or per token).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable
+
+from .errors import LedgerError
+from .layers import LineItem
+from .settings import Settings
+from .shapes import ModelShape
+from .step import step_items
+from .table import summarize
+
+MODES = ("separate", "fused")
+
+FORMATS = {
+    # name: (significand bits including the implicit one, exponent bits)
+    "fp32": (24, 8),
+    "tf32": (11, 8),
+    "bf16": (8, 8),
+    "fp16": (11, 5),
+    "fp8_e4m3": (4, 4),
+    "fp8_e5m2": (3, 5),
+}
+
+
+def _positive(name: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise LedgerError(f"{name} = {value!r}: must be a positive finite number")
+
+
+def transform_size(item: LineItem, settings: Settings) -> tuple[int, int]:
+    """(time-domain samples that cross, frequency bins) of one transform of `item`."""
+    if item.cls != "transform":
+        raise LedgerError(f"item {item.op!r}: is a {item.cls}, not a transform")
+    if item.op.startswith("long conv:"):
+        return settings.seq_len, settings.costs.bins(settings.fft_len)
+    return settings.block, settings.costs.bins(settings.block)
+
+
+def _is_inverse(item: LineItem) -> bool:
+    return item.op.split(":", 1)[-1].strip().startswith("inverse")
+
+
+@dataclass(frozen=True)
+class Conversions:
+    """Real numbers crossing the digital/optical boundary per optimizer step."""
+
+    mode: str
+    values_in: float
+    values_out: float
+    optical_flops: float
+
+    @property
+    def values(self) -> float:
+        return self.values_in + self.values_out
+
+    @property
+    def flops_per_value(self) -> float:
+        """Optical FLOPs per number converted: the optics' arithmetic intensity."""
+        return self.optical_flops / self.values if self.values else 0.0
+
+
+def conversions(settings: Settings, items: Iterable[LineItem] | None = None, mode: str = "separate") -> Conversions:
+    """Values written into (in) and read out of (out) the optics for every transform of the step."""
+    if mode not in MODES:
+        raise LedgerError(f"mode = {mode!r}: must be one of {', '.join(MODES)}")
+    items = step_items(settings) if items is None else list(items)
+    v_in = v_out = 0.0
+    for item in items:
+        if item.cls != "transform":
+            continue
+        samples, bins = transform_size(item, settings)
+        spectrum = 2 * bins  # complex bins, two real numbers each
+        inverse = _is_inverse(item)
+        if mode == "fused" and item.per != "step":
+            v_in += 0 if inverse else item.count * samples
+            v_out += item.count * samples if inverse else 0
+        else:
+            v_in += item.count * (spectrum if inverse else samples)
+            v_out += item.count * (samples if inverse else spectrum)
+    optical = sum(i.flops for i in items if i.cls in ("transform", "weight_product", "data_product"))
+    return Conversions(mode, v_in, v_out, optical)
+
+
+@dataclass(frozen=True)
+class PrecisionCheck:
+    """An optical path of `enob` effective bits against a gradient format and a step's accumulation."""
+
+    enob: float
+    format: str
+    significand_bits: int
+    exponent_bits: int
+    contributions: float
+    """Terms summed into one weight gradient over the step (sequences or tokens)."""
+
+    @property
+    def snr_db(self) -> float:
+        """Signal to quantisation noise of an ideal converter with ENOB bits: 6.02 ENOB + 1.76 dB."""
+        return 6.02 * self.enob + 1.76
+
+    @property
+    def enob_range_db(self) -> float:
+        """Full scale down to one least significant bit: 6.02 dB per bit."""
+        return 6.02 * self.enob
+
+    @property
+    def format_range_db(self) -> float:
+        """Largest to smallest normal number of an IEEE-style format: (2^e - 2) binades."""
+        return 6.02 * (2 ** self.exponent_bits - 2)
+
+    @property
+    def significand_short_by(self) -> float:
+        """Bits the format's significand carries beyond the optical path's ENOB (negative: to spare)."""
+        return self.significand_bits - self.enob
+
+    @property
+    def accumulation_bits(self) -> float:
+        """Extra bits to keep one contribution resolvable in the sum of all of them: log2(contributions)."""
+        return math.log2(self.contributions)
+
+    @property
+    def bits_needed(self) -> float:
+        """A contribution at the format's precision, inside the step's sum."""
+        return self.significand_bits + self.accumulation_bits
+
+
+def precision_check(enob: float = 8, gradient_format: str = "bf16", contributions: float = 1) -> PrecisionCheck:
+    """Compare ENOB bits with a gradient format; `contributions` terms summed over the step."""
+    _positive("enob", enob)
+    _positive("contributions", contributions)
+    if gradient_format not in FORMATS:
+        raise LedgerError(f"gradient_format = {gradient_format!r}: must be one of {', '.join(FORMATS)}")
+    sig, exp = FORMATS[gradient_format]
+    return PrecisionCheck(enob, gradient_format, sig, exp, contributions)
+
+
+def weight_gradient_contributions(settings: Settings) -> float:
+    """Terms in one optical weight gradient: one per sequence (Hyena filters), one per token (circulant)."""
+    if settings.variant == "hyena2_circulant":
+        return float(settings.step_tokens)
+    return float(settings.sequences)
+
+
+def optimizer_flops(shape: ModelShape, flops_per_parameter: float = 12) -> float:
+    """An estimate (not a ledger count) of one AdamW update: about a dozen FLOPs per parameter."""
+    _positive("flops_per_parameter", flops_per_parameter)
+    return flops_per_parameter * shape.matrix_params
+
+
+@dataclass(frozen=True)
+class HiddenCosts:
+    """One step's hidden costs next to the most the optics could save."""
+
+    weight_mask_s: float
+    data_mask_s: float
+    conversions: Conversions
+    io_rate: float
+    """Real numbers per second the boundary converts (in and out together)."""
+    digital_step_s: float
+    static_share: float
+    step_share: float
+    precision: PrecisionCheck
+
+    @property
+    def conversion_s(self) -> float:
+        return self.conversions.values / self.io_rate
+
+    @property
+    def static_saving_s(self) -> float:
+        """The most a once-per-step-mask engine could save: all its FLOPs made free."""
+        return self.static_share * self.digital_step_s
+
+    @property
+    def optical_saving_s(self) -> float:
+        return self.step_share * self.digital_step_s
+
+    @property
+    def break_even_io_rate(self) -> float:
+        """Numbers per second at which converting takes exactly the time the static share could save."""
+        return self.conversions.values / self.static_saving_s if self.static_saving_s else math.inf
+
+
+def hidden_costs(settings: Settings, enob: float = 8, gradient_format: str = "bf16", io_rate: float | None = None,
+                 mode: str = "separate") -> HiddenCosts:
+    """Mask rewrites, conversions and precision of one step; io_rate defaults to the mask device's
+    pixels x frame rate (an input modulator like the mask device, one real number per pixel)."""
+    if io_rate is None:
+        io_rate = settings.device.pixels * settings.device.frame_rate
+    _positive("io_rate", io_rate)
+    items = step_items(settings)
+    row = summarize(settings, items)
+    conv = conversions(settings, items, mode)
+    check = precision_check(enob, gradient_format, weight_gradient_contributions(settings))
+    return HiddenCosts(row.weight_mask_s, row.data_mask_s, conv, float(io_rate), row.digital_step_s,
+                       row.static_share, row.step_share, check)

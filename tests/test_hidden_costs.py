@@ -1,0 +1,90 @@
+"""Hidden costs: conversions in and out of the optics, gradient precision, the optimizer estimate."""
+import pytest
+
+import ledger
+from ledger.hidden_costs import (FORMATS, conversions, hidden_costs, optimizer_flops, precision_check,
+                                 transform_size, weight_gradient_contributions)
+
+S = ledger.Settings
+
+
+def test_transformer_converts_nothing():
+    c = conversions(S(variant="transformer"))
+    assert c.values == 0 and c.flops_per_value == 0
+
+
+def test_separate_conversions_of_hyena2_by_hand():
+    s = S(variant="hyena2")
+    seq, bins = s.seq_len, s.fft_len // 2 + 1
+    convs = 2 * 4096 * 32
+    per_seq = s.sequences * convs
+    # per sequence: rFFT u, inverse to y, rFFT g, inverse to du; per step: rFFT h, inverse of dH
+    expected_in = per_seq * (seq + 2 * bins + seq + 2 * bins) + convs * (seq + 2 * bins)
+    c = conversions(s, mode="separate")
+    assert c.values_in == expected_in
+    assert c.values_out == c.values_in  # every transform's in and out mirror each other here
+
+
+def test_fused_is_fewer_than_separate():
+    for variant in ("hyena2", "hybrid", "hyena2_circulant"):
+        s = S(variant=variant)
+        fused, sep = conversions(s, mode="fused"), conversions(s, mode="separate")
+        assert 0 < fused.values < sep.values
+        assert fused.optical_flops == sep.optical_flops
+        assert fused.flops_per_value > sep.flops_per_value
+
+
+def test_transform_size():
+    s = S(variant="hyena2_circulant")
+    items = ledger.step_items(s)
+    conv = next(i for i in items if i.op == "long conv: rFFT of u")
+    block = next(i for i in items if i.op == "mlp up: rFFT of x blocks")
+    assert transform_size(conv, s) == (4096, 4097)
+    assert transform_size(block, s) == (256, 129)
+    with pytest.raises(ledger.LedgerError, match="not a transform"):
+        transform_size(next(i for i in items if i.cls == "digital"), s)
+
+
+def test_precision():
+    p = precision_check(8, "bf16", 256)
+    assert p.significand_short_by == 0
+    assert p.accumulation_bits == 8
+    assert p.bits_needed == 16
+    assert p.snr_db == pytest.approx(49.92)
+    assert p.format_range_db > p.enob_range_db
+    assert precision_check(6, "fp32").significand_short_by == 18
+    assert set(FORMATS) >= {"fp32", "bf16", "fp8_e4m3"}
+
+
+def test_contributions():
+    assert weight_gradient_contributions(S(variant="hyena2")) == 256
+    assert weight_gradient_contributions(S(variant="hyena2_circulant")) == 2**20
+
+
+def test_hidden_costs_against_the_row():
+    s = S(variant="hyena2_circulant")
+    h = hidden_costs(s)
+    r = ledger.step_row(variant="hyena2_circulant")
+    assert h.weight_mask_s == r.weight_mask_s and h.data_mask_s == r.data_mask_s
+    assert h.io_rate == 2e6 * 1031
+    assert h.static_saving_s == pytest.approx(r.static_share * r.digital_step_s)
+    assert h.conversion_s > h.static_saving_s
+    assert h.break_even_io_rate == pytest.approx(h.conversions.values / h.static_saving_s)
+
+
+def test_optimizer_estimate_is_tiny():
+    r = ledger.step_row(variant="transformer")
+    assert optimizer_flops(ledger.LLAMA3_8B) / r.step_flops < 1e-5
+
+
+def test_bad_input_raises():
+    with pytest.raises(ledger.LedgerError, match="mode"):
+        conversions(S(), mode="both")
+    with pytest.raises(ledger.LedgerError, match="gradient_format"):
+        precision_check(8, "int4")
+    with pytest.raises(ledger.LedgerError, match="enob"):
+        precision_check(0)
+    with pytest.raises(ledger.LedgerError, match="io_rate"):
+        hidden_costs(S(), io_rate=0)
+    with pytest.raises(ledger.LedgerError, match="flops_per_parameter"):
+        optimizer_flops(ledger.LLAMA3_8B, -1)
