@@ -1,0 +1,29 @@
+"""Helpers shared by the book tests: the chapters in the table of contents and the built HTML."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+
+
+def toc_files() -> list[str]:
+    """Every file named in _toc.yml, root first, without extension."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+    for part in toc.get("parts", []):
+        files += [chapter["file"] for chapter in part["chapters"]]
+    return files
+
+
+def chapter_notebooks() -> list[Path]:
+    return [ROOT / f"{f}.ipynb" for f in toc_files() if (ROOT / f"{f}.ipynb").exists()]
+
+
+def built_page(docname: str) -> Path:
+    page = HTML / f"{docname}.html"
+    if not page.exists():
+        raise AssertionError(f"{page} is missing: build the book first (make book)")
+    return page

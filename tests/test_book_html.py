@@ -1,0 +1,106 @@
+"""The built book against the current ledger: every glued number on every page is what the ledger gives now.
+
+Each chapter notebook is executed afresh (nbclient, current ledger), its glue values are formatted with
+each role's format spec exactly as myst-nb formats them, and compared, in order, with the numbers on the
+built HTML page. A page built from a stale cache or an old ledger fails here. The test also checks that
+no static page carries a dead widget and that no page shows NaN or Infinity.
+"""
+from __future__ import annotations
+
+import re
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+from bs4 import BeautifulSoup
+from myst_nb.core.variables import format_plain_text
+from nbclient import NotebookClient
+
+from book_pages import HTML, ROOT, built_page, chapter_notebooks, toc_files
+
+GLUE_TEXT = re.compile(r"\{glue:text\}`([^`]+)`")
+
+
+def execute_glue(path: str) -> dict[str, str]:
+    """Run one notebook in a fresh kernel and return its glued values as text/plain reprs."""
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str(Path(path).parent)}}).execute()
+    values = {}
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            name = output.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name is not None:
+                values[name] = output["data"]["text/plain"]
+    return values
+
+
+@pytest.fixture(scope="module")
+def fresh_glue() -> dict[str, dict[str, str]]:
+    notebooks = chapter_notebooks()
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        results = pool.map(execute_glue, [str(p) for p in notebooks])
+        return {str(p.relative_to(ROOT).with_suffix("")): values for p, values in zip(notebooks, results)}
+
+
+def expected_texts(docname: str, fresh: dict[str, dict[str, str]]) -> list[tuple[str, str]]:
+    nb = nbformat.read(ROOT / f"{docname}.ipynb", as_version=4)
+    expected = []
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        for ref in GLUE_TEXT.findall(cell.source):
+            source_doc = docname
+            if "::" in ref:
+                path, ref = ref.split("::", 1)
+                source_doc = str((ROOT / docname).parent.joinpath(path).resolve().relative_to(ROOT).with_suffix(""))
+            key, _, fmt = ref.partition(":")
+            assert key in fresh[source_doc], f"{docname}: glue key {key!r} is not glued by {source_doc}"
+            expected.append((key, format_plain_text(fresh[source_doc][key], fmt)))
+    return expected
+
+
+def article(docname: str) -> BeautifulSoup:
+    soup = BeautifulSoup(built_page(docname).read_text(), "html.parser")
+    main = soup.find("article") or soup
+    return main
+
+
+@pytest.mark.parametrize("docname", [str(p.relative_to(ROOT).with_suffix("")) for p in chapter_notebooks()])
+def test_glued_numbers_match_the_ledger(docname, fresh_glue):
+    expected = expected_texts(docname, fresh_glue)
+    shown = [span.get_text() for span in article(docname).select("span.pasted-text")]
+    assert len(shown) == len(expected), f"{docname}: {len(shown)} glued numbers on the page, {len(expected)} in the source"
+    stale = [(key, want, got) for (key, want), got in zip(expected, shown) if want != got]
+    assert not stale, f"{docname}: stale or wrong numbers (key, ledger now, page): {stale[:5]}"
+
+
+def test_every_chapter_glues_numbers():
+    for nb in chapter_notebooks():
+        text = nb.read_text()
+        assert "{glue:text}" in text, f"{nb.name} has no glued numbers"
+
+
+@pytest.mark.parametrize("docname", toc_files())
+def test_no_dead_widgets_or_bad_numbers(docname):
+    page = built_page(docname).read_text()
+    text = article(docname).get_text(" ")
+    assert "application/vnd.jupyter.widget-view+json" not in page, f"{docname}: a widget output on a static page"
+    assert "Loading widget" not in text
+    if docname != "book/explorer":
+        assert '<input type="range"' not in page and "<select" not in page, f"{docname}: a control with no kernel"
+    for bad in ("NaN", "Infinity", "Traceback"):
+        assert not re.search(rf"\b{bad}\b", text), f"{docname}: the page shows {bad}"
+
+
+def test_built_book_has_every_page():
+    for docname in toc_files():
+        built_page(docname)
+    assert (HTML / "index.html").exists()
+
+
+@pytest.mark.parametrize("docname", [str(p.relative_to(ROOT).with_suffix("")) for p in chapter_notebooks()])
+def test_chapters_show_a_figure(docname):
+    images = article(docname).select("img")
+    assert images, f"{docname}: no figure on the page"
