@@ -46,3 +46,13 @@ def test_widgets_have_no_output_on_the_static_page(path):
         if cell["cell_type"] == "code" and ("interactive(" in source or "explorer(" in source or "interact(" in source):
             tags = cell.get("metadata", {}).get("tags", [])
             assert "remove-output" in tags or "remove-cell" in tags, f"{path.name}: a widget cell shows its output"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_no_cell_is_skipped_by_nbval(path):
+    """nbval passes a skipped or exception-tolerant cell silently: no chapter may have one."""
+    for cell in load(path)["cells"]:
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        source = "".join(cell["source"])
+        assert not tags & {"nbval-skip", "raises-exception", "skip-execution"}, f"{path.name}: {tags}"
+        assert "NBVAL_SKIP" not in source and "NBVAL_RAISES_EXCEPTION" not in source, path.name
