@@ -1,0 +1,801 @@
+/*
+ * The training-step Amdahl explorer.
+ *
+ * Two parts in one dependency-free file:
+ *   1. A counting module, a line-by-line port of the Python `ledger` package (ledger/layers.py,
+ *      step.py, settings.py, shares.py, masks.py, table.py). tests/test_js_parity.py runs this
+ *      very file under Node and checks every output against ledger.step_row to a relative 1e-12.
+ *   2. The page wiring for book/explorer.md. It does nothing on a page without #tx-explorer,
+ *      because the book may load every script in _static on every page.
+ *
+ * Conventions (the ledger's, see ledger/costs.py): a matmul (m x k)(k x n) costs 2mkn FLOPs,
+ * a real FFT or inverse real FFT of length n costs 2.5 n log2 n, a complex multiply 6, a complex
+ * add 2, and a real FFT of length n has n/2 + 1 bins. Softmax, norms, activations, residual adds
+ * and the optimizer update are not counted (as in the 6N rule).
+ */
+(function (root) {
+  "use strict";
+
+  // ---------------------------------------------------------------------------------------------
+  // 1. The counting module
+  // ---------------------------------------------------------------------------------------------
+
+  var VARIANTS = ["transformer", "hyena2", "hybrid", "hyena2_circulant"];
+  var PHASES = ["forward", "dX", "dW"];
+  var CLASSES = ["transform", "weight_product", "data_product", "digital"];
+  var OPTICAL_CLASSES = ["transform", "weight_product", "data_product"];
+  // What an engine whose masks change only between optimizer steps could take.
+  var STATIC_CLASSES = ["transform", "weight_product"];
+
+  // Llama-3-8B, untied (ledger/shapes.py LLAMA3_8B).
+  var LLAMA3_8B = {
+    name: "Llama-3-8B", n_layers: 32, hidden: 4096, n_heads: 32, n_kv_heads: 8,
+    intermediate: 14336, vocab: 128256, tied_embeddings: false
+  };
+  var TRAINED_CONTEXT = 8192; // Llama-3-8B's trained context; longer sequences are shape-only.
+
+  // The ledger's defaults (ledger.Settings, Device, Costs).
+  var DEFAULTS = {
+    variant: "hyena2",
+    seq_len: 4096,
+    step_tokens: 1048576,          // one optimizer step of 2**20 tokens
+    block: 256,                    // block size b of the circulant matrices
+    hybrid_attention_fraction: 0.25,
+    // Illustrative device: a 2-megapixel mask at 1,031 frames/s, one complex value per pixel;
+    // the digital step runs on 64 GPUs at 400 TFLOP/s sustained each.
+    pixels: 2e6, values_per_pixel: 1, frame_rate: 1031, gpus: 64, gpu_flops: 400e12,
+    // Cost conventions (ledger/costs.py Costs).
+    fft_constant: 2.5, complex_mul_flops: 6, complex_add_flops: 2, flops_per_mac: 2,
+    causal_attention: false
+  };
+  // The page opens on the block-circulant row of the training-step table.
+  var PAGE_DEFAULTS = Object.assign({}, DEFAULTS, { variant: "hyena2_circulant" });
+  var DEVICE_FIELDS = ["pixels", "values_per_pixel", "frame_rate", "gpus", "gpu_flops"];
+  var COST_FIELDS = ["fft_constant", "complex_mul_flops", "complex_add_flops", "flops_per_mac",
+                     "causal_attention"];
+  var SETTINGS_FIELDS = ["variant", "seq_len", "step_tokens", "block", "hybrid_attention_fraction"];
+
+  /** The one error the module throws for bad input (Python: ledger.LedgerError). */
+  function LedgerError(message, param) {
+    var err = new Error(message);
+    err.name = "LedgerError";
+    err.param = param;
+    return err;
+  }
+
+  function repr(value) {
+    if (typeof value === "string") return "'" + value + "'";
+    return String(value);
+  }
+
+  function isNumber(v) { return typeof v === "number"; }
+
+  function checkPositiveInt(name, value) {
+    if (!isNumber(value) || !Number.isInteger(value) || value <= 0) {
+      throw LedgerError(name + " = " + repr(value) + ": must be a positive integer", name);
+    }
+  }
+
+  function checkPositiveNumber(name, value) {
+    if (!isNumber(value) || !isFinite(value) || value <= 0) {
+      throw LedgerError(name + " = " + repr(value) + ": must be a positive finite number", name);
+    }
+  }
+
+  /** The (name, rows M, columns K) of each block-circulant matrix; the LM head stays dense. */
+  function circulantMatrices(shape) {
+    var h = shape.hidden, i = shape.intermediate;
+    return [["hyena in-projection", 3 * h, h], ["hyena out-projection", h, h],
+            ["mlp gate", i, h], ["mlp up", i, h], ["mlp down", h, i]];
+  }
+
+  /** Refuse a block size that does not tile every circulant matrix exactly. */
+  function checkBlock(block, shape) {
+    shape = shape || LLAMA3_8B;
+    if (!isNumber(block) || !Number.isInteger(block) || block < 2) {
+      throw LedgerError("block = " + repr(block) + ": must be an integer of at least 2", "block");
+    }
+    circulantMatrices(shape).forEach(function (m) {
+      if (m[1] % block || m[2] % block) {
+        throw LedgerError("block = " + block + " does not divide the " + m[0] + " (" + m[1] + " x " +
+                          m[2] + "): choose a common divisor of " + shape.hidden + " and " +
+                          shape.intermediate, "block");
+      }
+    });
+  }
+
+  /**
+   * Settings from keyword overrides, validated in the Python order: device, costs, settings
+   * (ledger/table.py make_settings, then the dataclasses' __post_init__).
+   */
+  function makeSettings(params) {
+    params = params || {};
+    var allowed = SETTINGS_FIELDS.concat(DEVICE_FIELDS, COST_FIELDS);
+    Object.keys(params).forEach(function (k) {
+      if (allowed.indexOf(k) < 0) {
+        throw LedgerError("unknown setting " + repr(k) + ": allowed are " + allowed.join(", "), k);
+      }
+    });
+    var s = {};
+    allowed.forEach(function (k) { s[k] = (k in params) ? params[k] : DEFAULTS[k]; });
+    DEVICE_FIELDS.forEach(function (k) { checkPositiveNumber(k, s[k]); });
+    ["fft_constant", "complex_mul_flops", "complex_add_flops", "flops_per_mac"].forEach(function (k) {
+      checkPositiveNumber(k, s[k]);
+    });
+    if (typeof s.causal_attention !== "boolean") {
+      throw LedgerError("causal_attention = " + repr(s.causal_attention) + ": must be True or False",
+                        "causal_attention");
+    }
+    if (VARIANTS.indexOf(s.variant) < 0) {
+      throw LedgerError("variant = " + repr(s.variant) + ": must be one of " + VARIANTS.join(", "),
+                        "variant");
+    }
+    checkPositiveInt("seq_len", s.seq_len);
+    checkPositiveInt("step_tokens", s.step_tokens);
+    if (s.step_tokens % s.seq_len) {
+      throw LedgerError("seq_len = " + s.seq_len + " does not divide step_tokens = " + s.step_tokens +
+                        ": a step must hold a whole number of sequences", "seq_len");
+    }
+    var frac = s.hybrid_attention_fraction;
+    if (!isNumber(frac) || !(frac >= 0 && frac <= 1)) {
+      throw LedgerError("hybrid_attention_fraction = " + repr(frac) + ": must be a number from 0 to 1",
+                        "hybrid_attention_fraction");
+    }
+    if (s.variant === "hyena2_circulant") checkBlock(s.block, LLAMA3_8B);
+
+    s.shape = LLAMA3_8B;
+    s.sequences = Math.floor(s.step_tokens / s.seq_len);  // sequences in one optimizer step
+    s.fft_len = 2 * s.seq_len;  // n = 2S: zero padding keeps the causal product linear
+    var L = s.shape.n_layers;
+    if (s.variant === "transformer") s.attention_layers = L;
+    // The hybrid keeps attention in a share of its layers, rounded half up to whole layers.
+    else if (s.variant === "hybrid") s.attention_layers = Math.floor(frac * L + 0.5);
+    else s.attention_layers = 0;
+    s.hyena_layers = L - s.attention_layers;
+    return s;
+  }
+
+  // Prices of the primitive operations (ledger/costs.py).
+  function matmul(s, m, k, n) { return s.flops_per_mac * m * k * n; }      // 2mkn
+  function rfft(s, n) { return s.fft_constant * n * Math.log2(n); }          // 2.5 n log2 n
+  function bins(n) { return Math.floor(n / 2) + 1; }                         // n//2 + 1
+  function attentionFactor(s) { return s.causal_attention ? 0.5 : 1.0; }
+
+  function item(op, layer, phase, cls, per, count, flops, maskValues) {
+    return { op: op, layer: layer, phase: phase, cls: cls, per: per, count: count, flops: flops,
+             mask_values: maskValues || 0 };
+  }
+
+  // ---- One function per layer kind, mirroring ledger/layers.py ----
+
+  /** A dense (rows x cols) weight applied to every token: y = Wx, dX = W^T g, dW = g x^T. */
+  function denseMatrix(s, name, layer, rows, cols, nLayers) {
+    var count = s.step_tokens * nLayers;
+    var flops = count * matmul(s, rows, cols, 1);
+    return [
+      item(name + ": W x", layer, "forward", "digital", "token", count, flops),
+      item(name + ": W^T g (dX)", layer, "dX", "digital", "token", count, flops),
+      item(name + ": g x^T (dW)", layer, "dW", "digital", "token", count, flops)
+    ];
+  }
+
+  /** QK^T and AV over all heads, 2*S^2*H each per sequence; backward is all input gradient. */
+  function attentionScores(s, nLayers) {
+    var h = s.shape.hidden, seq = s.seq_len;
+    var count = s.sequences * nLayers;
+    var one = count * attentionFactor(s) * matmul(s, seq, h, seq);
+    return [
+      item("attention: Q K^T", "attention", "forward", "digital", "sequence", count, one),
+      item("attention: A V", "attention", "forward", "digital", "sequence", count, one),
+      item("attention: dQ, dK from Q K^T", "attention", "dX", "digital", "sequence", count, 2 * one),
+      item("attention: dA, dV from A V", "attention", "dX", "digital", "sequence", count, 2 * one)
+    ];
+  }
+
+  /** The order-2 Hyena operator's digital elementwise work: a 3-tap short conv on 3H channels, two gates. */
+  function hyenaMixing(s, nLayers) {
+    var h = s.shape.hidden;
+    var tokens = s.step_tokens * nLayers;
+    var shortConv = tokens * 3 * h * 3 * s.flops_per_mac;  // 3 taps, one multiply-add each
+    var gates = tokens * 2 * h;  // two elementwise gates, one multiply per channel per token
+    return [
+      item("short conv (3 taps, 3H channels)", "hyena", "forward", "digital", "token", tokens * 3 * h, shortConv),
+      item("short conv: input gradient", "hyena", "dX", "digital", "token", tokens * 3 * h, shortConv),
+      item("short conv: tap gradient", "hyena", "dW", "digital", "token", tokens * 3 * h, shortConv),
+      item("gates (2, elementwise)", "hyena", "forward", "digital", "token", tokens * 2 * h, gates),
+      item("gates: gradients of both operands", "hyena", "dX", "digital", "token", tokens * 2 * h, 2 * gates)
+    ];
+  }
+
+  /**
+   * Two causal long convolutions per channel, by FFT of length n = 2S (H channels each).
+   * Forward and dX multiply by the filter spectrum H or conj(H): weight masks, written once per
+   * step. dW multiplies G by conj(U), two data spectra: a data-by-data mask per sequence.
+   * The filter rFFT and the inverse rFFT of the accumulated dH run once per step.
+   */
+  function longConvolutions(s, nLayers) {
+    var n = s.fft_len;
+    var nb = bins(n);
+    var fft = rfft(s, n);
+    var convs = 2 * s.shape.hidden * nLayers;  // per sequence
+    var perSeq = s.sequences * convs;
+    var product = nb * s.complex_mul_flops;
+    return [
+      item("long conv: rFFT of u", "hyena", "forward", "transform", "sequence", perSeq, perSeq * fft),
+      item("long conv: H . U", "hyena", "forward", "weight_product", "sequence", perSeq, perSeq * product,
+           convs * nb),
+      item("long conv: inverse rFFT to y", "hyena", "forward", "transform", "sequence", perSeq, perSeq * fft),
+      item("long conv: rFFT of filter h", "hyena", "forward", "transform", "step", convs, convs * fft),
+      item("long conv: rFFT of g", "hyena", "dX", "transform", "sequence", perSeq, perSeq * fft),
+      item("long conv: G . conj(H)", "hyena", "dX", "weight_product", "sequence", perSeq, perSeq * product,
+           convs * nb),
+      item("long conv: inverse rFFT to du", "hyena", "dX", "transform", "sequence", perSeq, perSeq * fft),
+      item("long conv: G . conj(U)", "hyena", "dW", "data_product", "sequence", perSeq, perSeq * product,
+           perSeq * nb),
+      item("long conv: accumulate dH over the step", "hyena", "dW", "digital", "sequence", perSeq * nb,
+           perSeq * nb * s.complex_add_flops),
+      item("long conv: inverse rFFT of dH", "hyena", "dW", "transform", "step", convs, convs * fft)
+    ];
+  }
+
+  /**
+   * A block-circulant (rows x cols) weight, b x b blocks each defined by one vector (CirCNN):
+   * p = rows/b output blocks, q = cols/b input blocks, every block product b/2+1 complex multiplies.
+   */
+  function circulantMatrix(s, name, layer, rows, cols, nLayers) {
+    var b = s.block;
+    var p = Math.floor(rows / b), q = Math.floor(cols / b);
+    var nb = bins(b);
+    var fft = rfft(s, b);
+    var product = nb * s.complex_mul_flops;
+    var tokens = s.step_tokens * nLayers;
+    var blocks = p * q;
+    var add = s.complex_add_flops;
+    return [
+      item(name + ": rFFT of x blocks", layer, "forward", "transform", "token", tokens * q, tokens * q * fft),
+      item(name + ": W_ij . X_j", layer, "forward", "weight_product", "token", tokens * blocks,
+           tokens * blocks * product, nLayers * blocks * nb),
+      item(name + ": sum over input blocks", layer, "forward", "digital", "token", tokens * p * (q - 1) * nb,
+           tokens * p * (q - 1) * nb * add),
+      item(name + ": inverse rFFT to y blocks", layer, "forward", "transform", "token", tokens * p,
+           tokens * p * fft),
+      item(name + ": rFFT of weight blocks", layer, "forward", "transform", "step", nLayers * blocks,
+           nLayers * blocks * fft),
+      item(name + ": rFFT of g blocks", layer, "dX", "transform", "token", tokens * p, tokens * p * fft),
+      item(name + ": G_i . conj(W_ij)", layer, "dX", "weight_product", "token", tokens * blocks,
+           tokens * blocks * product, nLayers * blocks * nb),
+      item(name + ": sum over output blocks", layer, "dX", "digital", "token", tokens * q * (p - 1) * nb,
+           tokens * q * (p - 1) * nb * add),
+      item(name + ": inverse rFFT to dx blocks", layer, "dX", "transform", "token", tokens * q,
+           tokens * q * fft),
+      item(name + ": G_i . conj(X_j)", layer, "dW", "data_product", "token", tokens * blocks,
+           tokens * blocks * product, tokens * q * nb),
+      item(name + ": accumulate dW over the step", layer, "dW", "digital", "token", tokens * blocks * nb,
+           tokens * blocks * nb * add),
+      item(name + ": inverse rFFT of dW blocks", layer, "dW", "transform", "step", nLayers * blocks,
+           nLayers * blocks * fft)
+    ];
+  }
+
+  /** The input embedding is a lookup: 0 FLOPs. */
+  function embedding(s) {
+    return [item("embedding lookup", "embedding", "forward", "digital", "token", s.step_tokens, 0.0)];
+  }
+
+  /** Every operation of one optimizer step of s.variant (ledger/step.py step_items). */
+  function stepItems(s) {
+    var shape = s.shape;
+    var h = shape.hidden, kv = shape.n_kv_heads * (shape.hidden / shape.n_heads), inter = shape.intermediate;
+    var items = embedding(s);
+    var nAttn = s.attention_layers, nHyena = s.hyena_layers, nAll = shape.n_layers;
+    function add(list) { Array.prototype.push.apply(items, list); }
+    if (nAttn) {
+      [["attention q", h], ["attention k", kv], ["attention v", kv], ["attention o", h]].forEach(function (m) {
+        add(denseMatrix(s, m[0], "attention", m[1], h, nAttn));
+      });
+      add(attentionScores(s, nAttn));
+    }
+    if (s.variant === "hyena2_circulant") {
+      var mats = circulantMatrices(shape);
+      add(circulantMatrix(s, mats[0][0], "hyena", mats[0][1], mats[0][2], nHyena));
+      add(hyenaMixing(s, nHyena));
+      add(longConvolutions(s, nHyena));
+      add(circulantMatrix(s, mats[1][0], "hyena", mats[1][1], mats[1][2], nHyena));
+      mats.slice(2).forEach(function (m) { add(circulantMatrix(s, m[0], "mlp", m[1], m[2], nAll)); });
+    } else {
+      if (nHyena) {
+        add(denseMatrix(s, "hyena in-projection", "hyena", 3 * h, h, nHyena));
+        add(hyenaMixing(s, nHyena));
+        add(longConvolutions(s, nHyena));
+        add(denseMatrix(s, "hyena out-projection", "hyena", h, h, nHyena));
+      }
+      [["mlp gate", inter, h], ["mlp up", inter, h], ["mlp down", h, inter]].forEach(function (m) {
+        add(denseMatrix(s, m[0], "mlp", m[1], m[2], nAll));
+      });
+    }
+    add(denseMatrix(s, "lm head", "lm_head", shape.vocab, h, 1));
+    return items;
+  }
+
+  // ---- Group-bys (ledger/shares.py) ----
+
+  function zeros() {
+    var o = {};
+    CLASSES.forEach(function (c) { o[c] = 0.0; });
+    return o;
+  }
+
+  /** {phase: {class: FLOPs}} for forward, dX and dW, every class present. */
+  function flopsByPhaseAndClass(items) {
+    var table = {};
+    PHASES.forEach(function (p) { table[p] = zeros(); });
+    items.forEach(function (it) { table[it.phase][it.cls] += it.flops; });
+    return table;
+  }
+
+  /** {forward|backward: {class: FLOPs}}; backward is dX + dW. */
+  function flopsByPass(byPhase) {
+    var backward = {};
+    CLASSES.forEach(function (c) { backward[c] = byPhase.dX[c] + byPhase.dW[c]; });
+    return { forward: byPhase.forward, backward: backward };
+  }
+
+  function sumOf(byClass, classes) {
+    var total = 0;
+    classes.forEach(function (c) { total += byClass[c]; });
+    return total;
+  }
+
+  /** part / whole, 0 for an empty whole (a fraction, not a percentage). */
+  function share(part, whole) { return whole > 0 ? part / whole : 0.0; }
+
+  /** Amdahl's bound on the speed-up if `fraction` of the work became free: 1 / (1 - fraction). */
+  function amdahl(fraction) { return fraction < 1.0 ? 1.0 / (1.0 - fraction) : Infinity; }
+
+  // ---- Masks (ledger/masks.py) ----
+
+  /** Whole frames needed to write `values` complex values: ceil(values / values per frame). */
+  function frames(values, s) {
+    return values > 0 ? Math.ceil(values / (s.pixels * s.values_per_pixel)) : 0;
+  }
+
+  /** Weight masks (once per step, layer-major) and data-by-data masks (per sequence or token). */
+  function maskBudget(items, s) {
+    var weight = 0, data = 0;
+    items.forEach(function (it) { if (it.cls === "weight_product") weight += it.mask_values; });
+    items.forEach(function (it) { if (it.cls === "data_product") data += it.mask_values; });
+    var wf = frames(weight, s), df = frames(data, s);
+    return { weight_values: weight, data_values: data, weight_frames: wf, data_frames: df,
+             weight_mask_s: wf / s.frame_rate, data_mask_s: df / s.frame_rate };
+  }
+
+  /** The 6N rule plus attention for a step: 6*N*T + 12*L*S*H*T (the transformer's closed form). */
+  function sixNFlops(s) {
+    var sh = s.shape, kvDim = sh.n_kv_heads * (sh.hidden / sh.n_heads);
+    var attn = 2 * sh.hidden * sh.hidden + 2 * sh.hidden * kvDim;
+    var mlp = 3 * sh.hidden * sh.intermediate;
+    var N = sh.n_layers * (attn + mlp) + sh.vocab * sh.hidden;
+    return 6 * N * s.step_tokens + 12 * sh.n_layers * s.seq_len * sh.hidden * s.step_tokens;
+  }
+
+  /**
+   * One row of the training-step table (ledger/table.py step_row), same keys as StepRow.to_json(),
+   * plus flops_by_phase ({forward, dX, dW}: {class: FLOPs}) and the mask values.
+   */
+  function stepRow(params) {
+    var s = makeSettings(params);
+    var items = stepItems(s);
+    var byPhase = flopsByPhaseAndClass(items);
+    var byPass = flopsByPass(byPhase);
+    var fwd = byPass.forward, bwd = byPass.backward;
+    var forwardFlops = sumOf(fwd, CLASSES), backwardFlops = sumOf(bwd, CLASSES);
+    var stepFlops = forwardFlops + backwardFlops;
+    var stepByClass = {};
+    CLASSES.forEach(function (c) { stepByClass[c] = fwd[c] + bwd[c]; });
+    var opticalFlops = sumOf(stepByClass, OPTICAL_CLASSES);
+    var stepShare = share(opticalFlops, stepFlops);
+    var staticShare = share(sumOf(stepByClass, STATIC_CLASSES), stepFlops);
+    var masks = maskBudget(items, s);
+    var row = {
+      variant: s.variant, seq_len: s.seq_len, sequences: s.sequences,
+      forward_flops: forwardFlops, backward_flops: backwardFlops,
+      flops_by_class: { forward: fwd, backward: bwd },
+      forward_share: share(sumOf(fwd, OPTICAL_CLASSES), forwardFlops),
+      backward_share: share(sumOf(bwd, OPTICAL_CLASSES), backwardFlops),
+      step_share: stepShare, static_share: staticShare,
+      data_part: share(stepByClass.data_product, opticalFlops),
+      amdahl: amdahl(stepShare), amdahl_static: amdahl(staticShare),
+      weight_mask_s: masks.weight_mask_s, data_mask_s: masks.data_mask_s,
+      // The whole step, optical classes included, run digitally on the illustrative cluster.
+      digital_step_s: stepFlops / (s.gpus * s.gpu_flops),
+      step_tokens: s.step_tokens, step_flops: stepFlops,
+      weight_mask_frames: masks.weight_frames, data_mask_frames: masks.data_frames,
+      // extras, not in StepRow
+      flops_by_phase: byPhase,
+      weight_mask_values: masks.weight_values, data_mask_values: masks.data_values,
+      attention_layers: s.attention_layers, hyena_layers: s.hyena_layers
+    };
+    if (s.variant === "transformer") row.six_n_ratio = stepFlops / sixNFlops(s);
+    return row;
+  }
+
+  var api = {
+    VARIANTS: VARIANTS, PHASES: PHASES, CLASSES: CLASSES, OPTICAL_CLASSES: OPTICAL_CLASSES,
+    STATIC_CLASSES: STATIC_CLASSES, LLAMA3_8B: LLAMA3_8B, DEFAULTS: DEFAULTS,
+    PAGE_DEFAULTS: PAGE_DEFAULTS,
+    TRAINED_CONTEXT: TRAINED_CONTEXT,
+    makeSettings: makeSettings, stepItems: stepItems, stepRow: stepRow, checkBlock: checkBlock,
+    flopsByPhaseAndClass: flopsByPhaseAndClass, maskBudget: maskBudget, amdahl: amdahl,
+    format: null  // filled in below
+  };
+
+  // ---------------------------------------------------------------------------------------------
+  // Formatting (mirrored in ledger/explore.py so the browser test can compare the text)
+  // ---------------------------------------------------------------------------------------------
+
+  function formatShare(x) { return (100 * x).toFixed(2) + "%"; }
+  function formatBound(x) { return isFinite(x) ? x.toFixed(3) + "x" : "unbounded"; }
+  /** Seconds: 0 as "0 s", from 100 s whole seconds, from 0.01 s two decimals, else 3 significant. */
+  function formatSeconds(x) {
+    if (x === 0) return "0 s";
+    if (x >= 100) return x.toFixed(0) + " s";
+    if (x >= 0.01) return x.toFixed(2) + " s";
+    return x.toPrecision(3) + " s";
+  }
+  function formatInt(x) { return Math.round(x).toLocaleString("en-US"); }
+  /** Large counts as "5.12e16". */
+  function formatSci(x) {
+    if (x === 0) return "0";
+    var e = x.toExponential(2).split("e");
+    return e[0] + "e" + e[1].replace("+", "");
+  }
+  api.format = { share: formatShare, bound: formatBound, seconds: formatSeconds, int: formatInt,
+                 sci: formatSci };
+
+  if (typeof module !== "undefined" && module.exports) module.exports = api;
+  root.TxLedger = api;
+
+  // ---------------------------------------------------------------------------------------------
+  // 2. The page wiring
+  // ---------------------------------------------------------------------------------------------
+
+  if (typeof document === "undefined") return;
+
+  // What the controls accept when typed. The module's own rules (divisibility, block tiling)
+  // are checked on top of these.
+  var LIMITS = {
+    seq_len: { min: 2048, max: 32768, integer: true, label: "sequence length" },
+    step_tokens: { min: 2048, max: 67108864, integer: true, label: "tokens per step" },
+    block: { min: 2, max: 2048, integer: true, label: "block size" },
+    hybrid_attention_fraction: { min: 0, max: 1, integer: false, label: "attention fraction" },
+    pixels: { min: 1e3, max: 1e9, integer: false, label: "mask pixels" },
+    values_per_pixel: { min: 0.01, max: 64, integer: false, label: "values per pixel" },
+    frame_rate: { min: 1, max: 1e6, integer: false, label: "frame rate" },
+    gpus: { min: 1, max: 1e6, integer: true, label: "GPUs" },
+    gpu_flops: { min: 1e9, max: 1e17, integer: false, label: "FLOP/s per GPU" }
+  };
+  var NUMBER_RE = /^[+]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+  /** Parse typed text: digits with optional , _ or spaces as thousands separators, or 400e12. */
+  function parseTyped(name, text) {
+    var lim = LIMITS[name];
+    var t = String(text).replace(/[\s,_\u00a0\u2009]/g, "");
+    if (!t) return { error: "Enter a number for the " + lim.label + "." };
+    if (!NUMBER_RE.test(t)) return { error: "\u201c" + text + "\u201d is not a number." };
+    var v = Number(t);
+    if (!isFinite(v)) return { error: "\u201c" + text + "\u201d is not a finite number." };
+    if (lim.integer && !Number.isInteger(v)) {
+      return { error: "The " + lim.label + " must be a whole number." };
+    }
+    if (v < lim.min || v > lim.max) {
+      return { error: "The " + lim.label + " must be from " + showValue(name, lim.min) + " to " +
+                      showValue(name, lim.max) + "." };
+    }
+    return { value: v };
+  }
+
+  /** How a value is written back into its text box. */
+  function showValue(name, v) {
+    if (name === "gpu_flops" || name === "pixels") {
+      if (v >= 1e6) {
+        var exp = Math.floor(Math.log10(v) / 3) * 3;
+        var mant = Number((v / Math.pow(10, exp)).toPrecision(4));
+        return mant + "e" + exp;
+      }
+    }
+    if (LIMITS[name] && LIMITS[name].integer) return formatInt(v);
+    return String(Number(v.toPrecision(6)));
+  }
+
+  // Sliders move in log steps; the text box holds the exact value.
+  function sliderToValue(scale, x) {
+    if (scale === "log2") return Math.pow(2, x);
+    if (scale === "log10") return Number(Math.pow(10, x).toPrecision(3));
+    return x;
+  }
+  function valueToSlider(scale, v) {
+    if (scale === "log2") return Math.log2(v);
+    if (scale === "log10") return Math.log10(v);
+    return v;
+  }
+
+  var CLASS_LABELS = { transform: "transforms (FFT)", weight_product: "weight-masked products",
+                       data_product: "data-by-data products", digital: "digital" };
+  var PHASE_LABELS = { forward: "forward", dX: "input gradient dX", dW: "weight gradient dW" };
+
+  function Explorer(rootEl) {
+    this.root = rootEl;
+    this.controls = {};   // data-param -> element (select or text input)
+    this.sliders = {};    // data-param -> range input
+    this.alerts = {};     // data-param -> role=alert element
+    this.state = null;    // last good parameters
+    this.row = null;      // last good row
+    this.redraws = 0;
+    var self = this;
+    Array.prototype.forEach.call(rootEl.querySelectorAll("[data-param]"), function (el) {
+      self.controls[el.getAttribute("data-param")] = el;
+    });
+    Array.prototype.forEach.call(rootEl.querySelectorAll("[data-slider-for]"), function (el) {
+      self.sliders[el.getAttribute("data-slider-for")] = el;
+    });
+    Array.prototype.forEach.call(rootEl.querySelectorAll("[data-alert-for]"), function (el) {
+      self.alerts[el.getAttribute("data-alert-for")] = el;
+    });
+    this.metrics = rootEl.querySelectorAll("[data-metric]");
+    this.buildBars();
+  }
+
+  Explorer.prototype.start = function () {
+    var self = this;
+    Object.keys(this.controls).forEach(function (name) {
+      var el = self.controls[name];
+      var v = PAGE_DEFAULTS[name];
+      if (el.tagName === "SELECT") el.value = v; else el.value = showValue(name, v);
+      var handler = function () { self.onChange(name); };
+      el.addEventListener("input", handler);
+      el.addEventListener("change", handler);
+    });
+    Object.keys(this.sliders).forEach(function (name) {
+      var sl = self.sliders[name];
+      sl.addEventListener("input", function () {
+        var v = sliderToValue(sl.getAttribute("data-scale"), Number(sl.value));
+        self.controls[name].value = showValue(name, v);
+        self.onChange(name, true);
+      });
+    });
+    var reset = this.root.querySelector("[data-action=reset]");
+    if (reset) {
+      reset.addEventListener("click", function () {
+        Object.keys(self.controls).forEach(function (name) {
+          var el = self.controls[name];
+          el.value = el.tagName === "SELECT" ? PAGE_DEFAULTS[name] : showValue(name, PAGE_DEFAULTS[name]);
+        });
+        self.onChange("variant");
+      });
+    }
+    this.onChange(null);
+    this.root.setAttribute("data-ready", "true");
+  };
+
+  /** Read every control; refuse at the control and keep the last good state on any error. */
+  Explorer.prototype.onChange = function (changed, fromSlider) {
+    var t0 = performance.now();
+    var self = this, params = {}, errors = {};
+    Object.keys(this.controls).forEach(function (name) {
+      var el = self.controls[name];
+      if (name === "variant") { params.variant = el.value; return; }
+      var parsed = parseTyped(name, el.value);
+      if (parsed.error) errors[name] = parsed.error; else params[name] = parsed.value;
+    });
+    var row = null;
+    if (!Object.keys(errors).length) {
+      try {
+        // A block must tile the matrices whatever the variant, so switching to the circulant
+        // model later cannot fail.
+        if ("block" in params) checkBlock(params.block, LLAMA3_8B);
+        row = stepRow(params);
+      } catch (err) {
+        if (err.name !== "LedgerError") throw err;
+        var at = (changed && changed !== "variant" && this.controls[changed]) ? changed :
+                 (err.param && this.controls[err.param] ? err.param : "variant");
+        errors[at] = humanize(err.message);
+      }
+    }
+    Object.keys(this.controls).forEach(function (name) {
+      self.setAlert(name, errors[name] || "");
+    });
+    if (!fromSlider || !errors[changed]) this.syncSliders(params, changed, fromSlider);
+    if (row) {
+      this.state = params;
+      this.row = row;
+      this.render(row, params);
+      this.root.removeAttribute("data-invalid");
+    } else {
+      this.root.setAttribute("data-invalid", "true");
+    }
+    this.redraws += 1;
+    this.root.setAttribute("data-redraws", String(this.redraws));
+    this.root.setAttribute("data-redraw-ms", (performance.now() - t0).toFixed(3));
+  };
+
+  function humanize(message) {
+    return message.charAt(0).toUpperCase() + message.slice(1) + ".";
+  }
+
+  Explorer.prototype.setAlert = function (name, message) {
+    var el = this.alerts[name], ctl = this.controls[name];
+    if (ctl) {
+      if (message) ctl.setAttribute("aria-invalid", "true"); else ctl.removeAttribute("aria-invalid");
+    }
+    if (!el) return;
+    if (el.textContent !== message) el.textContent = message;
+    el.hidden = !message;
+  };
+
+  Explorer.prototype.syncSliders = function (params, changed, fromSlider) {
+    var self = this;
+    Object.keys(this.sliders).forEach(function (name) {
+      if (fromSlider && name === changed) return;
+      if (!(name in params)) return;
+      var sl = self.sliders[name];
+      sl.value = String(valueToSlider(sl.getAttribute("data-scale"), params[name]));
+    });
+  };
+
+  // ---- Bars ----
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text != null) e.textContent = text;
+    return e;
+  }
+
+  Explorer.prototype.buildBars = function () {
+    var self = this;
+    this.flopBars = {};
+    var host = this.root.querySelector("#tx-flop-bars");
+    if (host) {
+      PHASES.forEach(function (phase) {
+        var row = el("div", "tx-bar-row");
+        row.setAttribute("data-phase", phase);
+        row.appendChild(el("span", "tx-bar-label", PHASE_LABELS[phase]));
+        var track = el("div", "tx-bar-track");
+        var segs = {};
+        CLASSES.forEach(function (c) {
+          var seg = el("div", "tx-seg tx-cls-" + c);
+          seg.setAttribute("data-class", c);
+          track.appendChild(seg);
+          segs[c] = seg;
+        });
+        row.appendChild(track);
+        var value = el("span", "tx-bar-value");
+        row.appendChild(value);
+        host.appendChild(row);
+        self.flopBars[phase] = { segs: segs, value: value, track: track };
+      });
+    }
+    this.timeBars = {};
+    var thost = this.root.querySelector("#tx-time-bars");
+    if (thost) {
+      this.timeAxis = el("div", "tx-axis");
+      [["digital_step_s", "digital step (whole step on the GPUs)"],
+       ["weight_mask_s", "weight-mask rewrite"],
+       ["data_mask_s", "data-mask rewrite"]].forEach(function (m) {
+        var row = el("div", "tx-bar-row");
+        row.setAttribute("data-time", m[0]);
+        row.appendChild(el("span", "tx-bar-label", m[1]));
+        var track = el("div", "tx-bar-track");
+        var bar = el("div", "tx-seg tx-time-" + m[0]);
+        track.appendChild(bar);
+        row.appendChild(track);
+        var value = el("span", "tx-bar-value");
+        row.appendChild(value);
+        thost.appendChild(row);
+        self.timeBars[m[0]] = { bar: bar, value: value };
+      });
+      var axisRow = el("div", "tx-bar-row tx-axis-row");
+      axisRow.appendChild(el("span", "tx-bar-label", ""));
+      axisRow.appendChild(this.timeAxis);
+      axisRow.appendChild(el("span", "tx-bar-value", ""));
+      thost.appendChild(axisRow);
+    }
+  };
+
+  Explorer.prototype.render = function (row, params) {
+    var F = api.format;
+    Array.prototype.forEach.call(this.metrics, function (m) {
+      var key = m.getAttribute("data-metric");
+      var v = key in row ? row[key] : null;
+      var text;
+      if (v == null) text = "";
+      else if (/share$|^data_part$/.test(key)) text = F.share(v);
+      else if (/^amdahl/.test(key)) text = F.bound(v);
+      else if (/_s$/.test(key)) text = F.seconds(v);
+      else if (/flops$/.test(key)) text = F.sci(v);
+      else if (typeof v === "number") text = F.int(v);
+      else text = String(v);
+      if (m.textContent !== text) m.textContent = text;
+      m.setAttribute("data-value", typeof v === "number" ? String(v) : "");
+    });
+
+    // FLOPs by class, each phase a bar scaled to the largest phase.
+    var byPhase = row.flops_by_phase, maxTotal = 0, self = this;
+    PHASES.forEach(function (p) { maxTotal = Math.max(maxTotal, sumOf(byPhase[p], CLASSES)); });
+    PHASES.forEach(function (p) {
+      var bar = self.flopBars[p];
+      if (!bar) return;
+      var total = sumOf(byPhase[p], CLASSES);
+      CLASSES.forEach(function (c) {
+        var w = maxTotal > 0 ? 100 * byPhase[p][c] / maxTotal : 0;
+        bar.segs[c].style.width = w.toFixed(3) + "%";
+        bar.segs[c].title = CLASS_LABELS[c] + ": " + F.sci(byPhase[p][c]) + " FLOPs (" +
+                            F.share(share(byPhase[p][c], total)) + " of " + PHASE_LABELS[p] + ")";
+      });
+      bar.value.textContent = F.sci(total) + " FLOPs, " + F.share(share(sumOf(byPhase[p], OPTICAL_CLASSES), total)) +
+                              " optical";
+    });
+
+    // Times on a log axis from a power of ten below the smallest to one above the largest.
+    var keys = ["digital_step_s", "weight_mask_s", "data_mask_s"];
+    var positive = keys.map(function (k) { return row[k]; }).filter(function (v) { return v > 0; });
+    var lo = Math.floor(Math.log10(Math.min.apply(null, positive))) - 1;
+    var hi = Math.ceil(Math.log10(Math.max.apply(null, positive)));
+    if (hi <= lo) hi = lo + 1;
+    keys.forEach(function (k) {
+      var b = self.timeBars[k];
+      if (!b) return;
+      var v = row[k];
+      var w = v > 0 ? 100 * (Math.log10(v) - lo) / (hi - lo) : 0;
+      b.bar.style.width = Math.max(0, Math.min(100, w)).toFixed(3) + "%";
+      var text = F.seconds(v);
+      if (k !== "digital_step_s") {
+        var fr = row[k === "weight_mask_s" ? "weight_mask_frames" : "data_mask_frames"];
+        text = v > 0 ? text + " (" + F.int(fr) + " frames)" : "0 s (no masks)";
+      }
+      b.value.textContent = text;
+    });
+    if (this.timeAxis) {
+      var axisKey = lo + ":" + hi;
+      if (this.timeAxis.getAttribute("data-range") !== axisKey) {
+        this.timeAxis.textContent = "";
+        for (var e = lo; e <= hi; e++) {
+          var tick = el("span", "tx-tick", tickLabel(e));
+          tick.style.left = (100 * (e - lo) / (hi - lo)).toFixed(3) + "%";
+          this.timeAxis.appendChild(tick);
+        }
+        this.timeAxis.setAttribute("data-range", axisKey);
+      }
+    }
+
+    // Shape-only extrapolation beyond the trained context.
+    var beyond = params.seq_len > TRAINED_CONTEXT;
+    var flag = this.root.querySelector("#tx-extrapolation");
+    if (flag) flag.hidden = !beyond;
+    this.root.classList.toggle("tx-beyond-context", beyond);
+    var hyb = this.root.querySelector("#tx-hybrid-layers");
+    if (hyb) {
+      hyb.textContent = row.variant === "hybrid" ?
+        row.attention_layers + " of " + LLAMA3_8B.n_layers + " layers keep attention" : "used by the hybrid only";
+    }
+    var blk = this.root.querySelector("#tx-block-note");
+    if (blk) blk.textContent = row.variant === "hyena2_circulant" ? "" : "used by hyena2_circulant only";
+  };
+
+  function tickLabel(e) {
+    if (e >= 0 && e <= 4) return String(Math.pow(10, e)) + " s";
+    if (e < 0 && e >= -3) return String(Number(Math.pow(10, e).toPrecision(1))) + " s";
+    return "1e" + e + " s";
+  }
+
+  function init() {
+    var rootEl = document.getElementById("tx-explorer");
+    if (!rootEl || rootEl.getAttribute("data-ready")) return;  // not this page, or already wired
+    var ex = new Explorer(rootEl);
+    root.TxExplorer = ex;
+    ex.start();
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})(typeof globalThis !== "undefined" ? globalThis : this);
