@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any, Iterable, Sequence
 
+from .breakdown import UnitCost, long_conv_channel, matrix
 from .settings import Settings, VARIANTS
 from .shares import flops_by_pass, optical
 from .spectral import spectral_checks
@@ -19,15 +20,26 @@ VARIANT_TITLES = {
 }
 
 
+def _unit(unit: UnitCost) -> dict[str, Any]:
+    return {"name": unit.name, "unit": unit.unit, "forward": unit.forward, "backward": unit.backward,
+            "optical_forward": unit.optical_forward, "optical_backward": unit.optical_backward}
+
+
 def build_rows(base: Settings, variants: Sequence[str] = VARIANTS,
                seq_lens: Sequence[int] = DEFAULT_SEQ_LENS) -> list[tuple[StepRow, dict]]:
-    """One (row, flops by pass and class) per variant and sequence length, from one ledger each."""
+    """One (row, why-the-share-falls breakdown) per variant and sequence length, from one ledger each.
+
+    The breakdown sets one long-convolution channel (per sequence) beside one MLP matrix (per token).
+    """
     out = []
     for variant in variants:
         for seq_len in seq_lens:
             s = make_settings(base, variant=variant, seq_len=seq_len)
             items = step_items(s)
-            out.append((summarize(s, items), flops_by_pass(items)))
+            why = {"variant": variant, "seq_len": seq_len, "matrix": _unit(matrix(s, "mlp up", items))}
+            if s.hyena_layers:
+                why["channel"] = _unit(long_conv_channel(s, items))
+            out.append((summarize(s, items), why))
     return out
 
 
@@ -47,6 +59,7 @@ def results_json(base: Settings, variants: Sequence[str] = VARIANTS,
         "costs": asdict(base.costs),
         "device": asdict(base.device),
         "rows": [row.to_json() for row, _ in rows],
+        "why_share_falls": [why for _, why in rows],
         "spectral_checks": [asdict(c) for c in (checks if checks is not None else spectral_checks())],
     }
 
@@ -94,19 +107,23 @@ def results_markdown(data: dict[str, Any]) -> str:
                     _bound(r["amdahl"]), _bound(r["amdahl_static"]),
                     f"{r['backward_flops'] / r['forward_flops']:.3f}"] for r in rows])
     out += ["", "## 3. Why the share falls from forward to step", "",
-            "Backward over forward FLOPs, by kind of work: matmuls and other digital work double, while the "
-            "optical work grows by far less (the backward pass adds no long FFTs beyond the forward's count).", ""]
+            "Backward over forward FLOPs, by kind of work: every matmul doubles, while the optical work of a "
+            "long-convolution channel grows by far less (the backward pass adds no long FFTs beyond the "
+            "forward's count; only the data-by-data product G.conj(U) is new). One channel per sequence beside "
+            "one MLP matrix (up-projection) per token:", ""]
     body = []
-    for r in rows:
+    for r, why in zip(rows, data["why_share_falls"]):
         fwd, bwd = r["flops_by_class"]["forward"], r["flops_by_class"]["backward"]
-        opt_f, opt_b = optical(fwd), optical(bwd)
+        ch, mx = why.get("channel"), why["matrix"]
         body.append([VARIANT_TITLES[r["variant"]], f"{r['seq_len']:,}",
+                     f"{ch['forward']:,.0f}" if ch else "-", f"{ch['backward']:,.0f}" if ch else "-",
+                     f"{ch['optical_backward'] / ch['optical_forward']:.3f}" if ch else "-",
+                     mx["name"], f"{mx['forward']:,.0f}", f"{mx['backward']:,.0f}",
                      f"{bwd['digital'] / fwd['digital']:.3f}",
-                     f"{opt_b / opt_f:.3f}" if opt_f else "-",
-                     f"{bwd['transform'] / fwd['transform']:.3f}" if fwd["transform"] else "-",
-                     f"{bwd['weight_product'] / fwd['weight_product']:.3f}" if fwd["weight_product"] else "-"])
-    out += _table(["variant", "S", "digital bwd/fwd", "optical bwd/fwd", "transforms bwd/fwd",
-                   "weight products bwd/fwd"], body)
+                     f"{optical(bwd) / optical(fwd):.3f}" if optical(fwd) else "-"])
+    out += _table(["variant", "S", "channel fwd FLOPs", "channel bwd FLOPs", "channel optical bwd/fwd",
+                   "matrix", "matrix fwd FLOPs/token", "matrix bwd FLOPs/token", "step digital bwd/fwd",
+                   "step optical bwd/fwd"], body)
     out += ["", "## 4. Holding the masks", "",
             f"Device: {dev['pixels']:,.0f} pixels x {dev['values_per_pixel']:g} complex value per pixel at "
             f"{dev['frame_rate']:g} frames/s; layer-major order (each layer's masks written once per step). "
