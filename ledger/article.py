@@ -109,6 +109,13 @@ def arithmetic_intensity(m: float, k: float, b: float, bytes_per_element: float 
     return 2 * m * k * b / ((m * k + k * b + m * b) * _positive("bytes_per_element", bytes_per_element))
 
 
+def fft_intensity(n: int) -> float:
+    """FLOPs per element moved by one real FFT of length n: 2.5 n log2 n over n reals in and n/2+1
+    complex values (2 elements each) out. About 1.25 log2 n: 16 at n = 8,192, 10 at n = 256."""
+    n = int(_positive("n", n))
+    return 2.5 * n * math.log2(n) / (n + 2 * (n // 2 + 1))
+
+
 def small_batch_intensity(m: float, b: float) -> float:
     """The limit of the intensity when K is much larger than M and B: 2MB / (M + B)."""
     m, b = _positive("m", m), _positive("b", b)
@@ -173,20 +180,24 @@ RECOMPUTED_LAYERS = ("attention", "hyena", "mlp")
 """Checkpointed blocks: every layer's forward is run again in backward; the LM head and embedding are not."""
 
 
-def recompute_flops(items: Iterable[LineItem], fraction: float = 1.0, layers: tuple[str, ...] = RECOMPUTED_LAYERS) -> float:
+def recompute_flops(items: Iterable[LineItem], fraction: float = 1.0, layers: tuple[str, ...] = RECOMPUTED_LAYERS,
+                    ops: tuple[str, ...] | None = None) -> float:
     """Extra FLOPs per step when `fraction` of the blocks' forward work is recomputed in the backward pass.
 
     Full activation checkpointing (fraction 1) re-runs every block's forward once: about 2ND more,
-    which takes the 6ND step to about 8ND.
+    which takes the 6ND step to about 8ND. `ops` narrows it to line items whose name starts with one
+    of the given prefixes, e.g. ("attention:",) for selective recomputation of the attention scores.
     """
     f = _fraction("fraction", fraction)
-    return f * sum(i.flops for i in items if i.phase == "forward" and i.layer in layers)
+    return f * sum(i.flops for i in items if i.phase == "forward" and i.layer in layers
+                   and (ops is None or i.op.startswith(tuple(ops))))
 
 
-def recompute_tax(items: list[LineItem], fraction: float = 1.0, layers: tuple[str, ...] = RECOMPUTED_LAYERS) -> float:
+def recompute_tax(items: list[LineItem], fraction: float = 1.0, layers: tuple[str, ...] = RECOMPUTED_LAYERS,
+                  ops: tuple[str, ...] | None = None) -> float:
     """The step's FLOPs with recomputation over the step's FLOPs without (4/3 for the 6N step, fully checkpointed)."""
     step = sum(i.flops for i in items)
-    return (step + recompute_flops(items, fraction, layers)) / step
+    return (step + recompute_flops(items, fraction, layers, ops)) / step
 
 
 # --- the optimizer's memory traffic --------------------------------------------------------------
@@ -203,12 +214,18 @@ def optimizer_bytes(n_params: float, bytes_per_param: float = OPTIMIZER_BYTES_PE
 
 
 def optimizer_time_share(n_params: float, step_flops: float, bandwidth: float, flops_rate: float,
-                         bytes_per_param: float = OPTIMIZER_BYTES_PER_PARAM) -> dict[str, float]:
-    """Optimizer traffic time against the matmuls' time for one step on the same devices.
+                         bytes_per_param: float = OPTIMIZER_BYTES_PER_PARAM, devices: float = 1,
+                         sharded: bool = True) -> dict[str, float]:
+    """Optimizer traffic time against the matmuls' time for one step, per device.
 
-    Both are divided by the device count (optimizer state sharded as in ZeRO), so one device's
-    bandwidth (bytes/s) and sustained FLOP/s suffice. Returns seconds per device-equivalent and the ratio.
+    The step's FLOPs are split over `devices`, each sustaining `flops_rate`; each device reads and writes
+    its optimizer state at `bandwidth` bytes/s. Sharded (ZeRO-style) state splits the traffic over the
+    devices too; replicated state (plain data parallelism) makes every device update all N parameters.
+    Returns optimizer_s, matmul_s (seconds per device per step) and their ratio.
     """
-    memory_s = optimizer_bytes(n_params, bytes_per_param) / _positive("bandwidth", bandwidth)
-    compute_s = _positive("step_flops", step_flops) / _positive("flops_rate", flops_rate)
+    d = _positive("devices", devices)
+    if not isinstance(sharded, bool):
+        raise LedgerError(f"sharded = {sharded!r}: must be True or False")
+    memory_s = optimizer_bytes(n_params, bytes_per_param) / (d if sharded else 1.0) / _positive("bandwidth", bandwidth)
+    compute_s = _positive("step_flops", step_flops) / d / _positive("flops_rate", flops_rate)
     return {"optimizer_s": memory_s, "matmul_s": compute_s, "ratio": memory_s / compute_s}

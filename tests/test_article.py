@@ -101,3 +101,17 @@ def test_optimizer_traffic():
 def test_bad_input_refused(call):
     with pytest.raises(LedgerError):
         call()
+
+
+def test_fft_intensity_is_small():
+    assert 15 < a.fft_intensity(8192) < 17
+    assert a.fft_intensity(8192) < a.arithmetic_intensity(512, 4096, 4096) / 50
+
+
+def test_selective_recompute_and_replicated_optimizer():
+    items = ledger.step_items(ledger.Settings(variant="transformer", seq_len=4096))
+    scores = a.recompute_flops(items, ops=("attention:",))
+    assert scores == 2 * 4 * 32 * 4096 * 4096 * 1_048_576 / 2
+    sharded = a.optimizer_time_share(1e9, 1e18, 2e12, 4e14, devices=64)
+    replicated = a.optimizer_time_share(1e9, 1e18, 2e12, 4e14, devices=64, sharded=False)
+    assert math.isclose(replicated["ratio"], 64 * sharded["ratio"])
