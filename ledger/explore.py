@@ -1,0 +1,239 @@
+"""The training-step explorer in Jupyter: sliders on the Python ledger, numbers and bars redrawn live.
+
+    from ledger.explore import explorer
+    explorer()          # a panel of sliders; run it in Jupyter (`make lab`)
+
+The same controls, numbers and bars as the book's JavaScript explorer (book/explorer.md), computed
+here by `ledger.step_row` and `ledger.flops_by_phase_and_class`. ipywidgets and matplotlib are
+imported inside the functions that need them, so `import ledger` never pulls them in.
+This module only draws; every count comes from the ledger.
+"""
+from __future__ import annotations
+
+import io
+import math
+from typing import Any
+
+from .errors import LedgerError
+from .layers import CLASSES, OPTICAL_CLASSES, PHASES
+from .settings import VARIANTS
+from .shares import flops_by_phase_and_class
+from .step import step_items
+from .table import StepRow, make_settings, step_row
+
+TRAINED_CONTEXT = 8192
+"""Llama-3-8B's trained context: longer sequences are shape-only extrapolations."""
+
+DEFAULTS: dict[str, Any] = {
+    "variant": "hyena2_circulant", "seq_len": 4096, "step_tokens": 1_048_576, "block": 256,
+    "hybrid_attention_fraction": 0.25, "pixels": 2e6, "values_per_pixel": 1.0, "frame_rate": 1031.0,
+    "gpus": 64, "gpu_flops": 400e12,
+}
+"""The explorer opens on the block-circulant row of the training-step table."""
+
+CLASS_LABELS = {"transform": "transforms (FFT)", "weight_product": "weight-masked products",
+                "data_product": "data-by-data products", "digital": "digital"}
+CLASS_COLORS = {"transform": "#1f77b4", "weight_product": "#2ca02c", "data_product": "#ff7f0e",
+                "digital": "#9a9a9a"}
+PHASE_LABELS = {"forward": "forward", "dX": "input gradient dX", "dW": "weight gradient dW"}
+METRICS = (
+    ("forward_share", "Forward share"), ("backward_share", "Backward share (dX + dW)"),
+    ("step_share", "Step share"), ("static_share", "Static share (masks once per step)"),
+    ("data_part", "Data-by-data part of the optical work"), ("amdahl", "Amdahl bound, step share"),
+    ("amdahl_static", "Amdahl bound, static share"), ("digital_step_s", "Digital step time"),
+    ("weight_mask_s", "Weight-mask rewrite per step"), ("data_mask_s", "Data-mask rewrite per step"),
+)
+
+
+# ---- Formatting, the same as the JavaScript explorer's (book/_static/explorer.js) ----
+
+def format_share(x: float) -> str:
+    """A fraction as a percentage with two decimals: 0.12188 -> '12.19%'."""
+    return f"{100 * x:.2f}%"
+
+
+def format_bound(x: float) -> str:
+    """An Amdahl bound with three decimals: '1.139x'."""
+    return f"{x:.3f}x" if math.isfinite(x) else "unbounded"
+
+
+def format_seconds(x: float) -> str:
+    """0 as '0 s', from 100 s whole seconds, from 0.01 s two decimals, below that 3 significant digits."""
+    if x == 0:
+        return "0 s"
+    if x >= 100:
+        return f"{x:.0f} s"
+    if x >= 0.01:
+        return f"{x:.2f} s"
+    mantissa, exponent = f"{x:.2e}".split("e")  # three significant digits, as JavaScript's toPrecision(3)
+    e = int(exponent)
+    return f"{mantissa}e{e} s" if e < -6 else f"{x:.{2 - e}f} s"
+
+
+def format_metric(key: str, value: float) -> str:
+    """How the explorers print `key` of a StepRow."""
+    if key.endswith("share") or key == "data_part":
+        return format_share(value)
+    if key.startswith("amdahl"):
+        return format_bound(value)
+    if key.endswith("_s"):
+        return format_seconds(value)
+    return f"{value:,}"
+
+
+# ---- The numbers and the figure ----
+
+def phase_flops(**params: Any) -> dict[str, dict[str, float]]:
+    """{forward|dX|dW: {class: FLOPs}} of one step, from the ledger's line items."""
+    return flops_by_phase_and_class(step_items(make_settings(**params)))
+
+
+def metrics_html(row: StepRow, params: dict[str, Any], error: str = "") -> str:
+    """The ten numbers as an HTML table, with the extrapolation flag and any refusal message."""
+    cells = "".join(
+        f"<tr><td>{label}</td><td style='text-align:right;font-weight:600'>"
+        f"{format_metric(key, getattr(row, key))}</td></tr>" for key, label in METRICS)
+    notes = []
+    if error:
+        notes.append(f"<p role='alert' style='color:#b00020;font-weight:600'>Refused: {error}. "
+                     "Showing the last valid settings.</p>")
+    if params["seq_len"] > TRAINED_CONTEXT:
+        notes.append(f"<p style='color:#8a5d00'>Beyond the trained {TRAINED_CONTEXT:,} tokens: "
+                     "shape-only extrapolation.</p>")
+    detail = (f"<p>{row.variant}, S = {row.seq_len:,}: {row.sequences:,} sequences per step, "
+              f"{row.step_flops:.3e} FLOPs; {row.weight_mask_frames:,} weight-mask frames, "
+              f"{row.data_mask_frames:,} data-mask frames.</p>")
+    return "".join(notes) + f"<table>{cells}</table>" + detail
+
+
+def figure(row: StepRow | None = None, by_phase: dict | None = None, **params: Any):
+    """Two panels: FLOPs by class in each phase, and digital step time against mask rewrite times.
+
+    Pass the settings as keywords (default: the explorer's default state) or an already computed
+    row and by-phase table.
+    """
+    from matplotlib.figure import Figure
+
+    full = {**DEFAULTS, **params}
+    if row is None:
+        row = step_row(**full)
+    if by_phase is None:
+        by_phase = phase_flops(**full)
+
+    fig = Figure(figsize=(10, 3.6), layout="constrained")
+    ax, tax = fig.subplots(1, 2, width_ratios=[1.25, 1])
+    phases = list(PHASES)[::-1]  # forward on top
+    left = [0.0] * len(phases)
+    for cls in CLASSES:
+        widths = [by_phase[p][cls] / 1e15 for p in phases]
+        ax.barh([PHASE_LABELS[p] for p in phases], widths, left=left, color=CLASS_COLORS[cls],
+                label=CLASS_LABELS[cls])
+        left = [a + b for a, b in zip(left, widths)]
+    for y, p in enumerate(phases):
+        total = sum(by_phase[p].values())
+        optical = sum(by_phase[p][c] for c in OPTICAL_CLASSES)
+        ax.text(left[y], y, f"  {format_share(optical / total if total else 0.0)} optical",
+                va="center", fontsize=8)
+    ax.set_xlim(0, max(left) * 1.35 if max(left) > 0 else 1)
+    ax.set_xlabel("PFLOPs per optimizer step")
+    ax.set_title(f"{row.variant}, S = {row.seq_len:,}: FLOPs by class", fontsize=10)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=4, fontsize=8,
+               frameon=False)
+
+    names = [("digital_step_s", "digital step", CLASS_COLORS["digital"]),
+             ("weight_mask_s", "weight-mask rewrite", CLASS_COLORS["weight_product"]),
+             ("data_mask_s", "data-mask rewrite", CLASS_COLORS["data_product"])][::-1]
+    values = [getattr(row, key) for key, _, _ in names]
+    positive = [v for v in values if v > 0]
+    lo = 10 ** (math.floor(math.log10(min(positive))) - 1)
+    hi = 10 ** (math.ceil(math.log10(max(positive))) + 1)
+    for y, ((key, label, color), v) in enumerate(zip(names, values)):
+        if v > 0:
+            tax.barh(y, v - lo, left=lo, color=color)
+        tax.text(max(v, lo), y, "  " + (format_seconds(v) if v > 0 else "no masks"), va="center", fontsize=8)
+    tax.set_ylim(-0.6, len(names) - 0.4)
+    tax.set_xscale("log")
+    tax.set_xlim(lo, hi)
+    tax.set_yticks(range(len(names)), [label for _, label, _ in names])
+    tax.set_xlabel("seconds per optimizer step (log scale)")
+    tax.set_title("Digital step time and mask rewrites", fontsize=10)
+    return fig
+
+
+def figure_png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    return buf.getvalue()
+
+
+# ---- The panel ----
+
+def _powers(lo: int, hi: int) -> list[int]:
+    return [2 ** k for k in range(lo, hi + 1)]
+
+
+def explorer(**overrides: Any):
+    """Build the live panel: one control per setting, the ten numbers and both bar charts.
+
+    Keyword arguments override the starting state (e.g. ``explorer(variant="hyena2")``).
+    Returns the panel widget; it has ``controls`` (name -> widget), ``refresh()``, ``row`` (the last
+    valid StepRow), ``params`` and ``error`` (the last refusal message, "" if none).
+    """
+    import ipywidgets as w
+
+    start = {**DEFAULTS, **overrides}
+    make_settings(**start)  # refuse a bad starting state at once
+    style = {"description_width": "13rem"}
+    layout = w.Layout(width="30rem")
+
+    def sel(options, value, desc, fmt="{:,}"):
+        if value not in options:
+            options = sorted(set(options) | {value})
+        return w.SelectionSlider(options=[(fmt.format(o), o) for o in options], value=value,
+                                 description=desc, continuous_update=False, style=style, layout=layout)
+
+    def logf(value, lo, hi, desc, base=10.0, step=0.05):
+        return w.FloatLogSlider(value=value, base=base, min=lo, max=hi, step=step, description=desc,
+                                continuous_update=False, style=style, layout=layout, readout_format=".3g")
+
+    controls = {
+        "variant": w.Dropdown(options=list(VARIANTS), value=start["variant"], description="variant",
+                              style=style, layout=layout),
+        "seq_len": sel(_powers(11, 15), start["seq_len"], "sequence length S"),
+        "step_tokens": sel(_powers(15, 26), start["step_tokens"], "tokens per step"),
+        "block": sel(_powers(1, 11), start["block"], "circulant block b"),
+        "hybrid_attention_fraction": w.FloatSlider(
+            value=start["hybrid_attention_fraction"], min=0.0, max=1.0, step=1 / 32,
+            description="hybrid: attention share", continuous_update=False, style=style, layout=layout),
+        "pixels": logf(start["pixels"], 3, 9, "mask pixels"),
+        "values_per_pixel": logf(start["values_per_pixel"], -3, 3, "values per pixel", base=2.0, step=1),
+        "frame_rate": logf(start["frame_rate"], 0, 6, "frames per second"),
+        "gpus": sel(sorted(set(_powers(0, 16))), start["gpus"], "GPUs"),
+        "gpu_flops": logf(start["gpu_flops"], 12, 16, "FLOP/s per GPU"),
+    }
+    numbers = w.HTML()
+    image = w.Image(format="png")
+    panel = w.HBox([w.VBox(list(controls.values())), w.VBox([numbers])])
+    box = w.VBox([panel, image])
+    box.controls, box.numbers, box.image = controls, numbers, image
+    box.row, box.params, box.error = None, dict(start), ""
+
+    def refresh(*_):
+        params = {name: c.value for name, c in controls.items()}
+        try:
+            row = step_row(**params)
+            by_phase = phase_flops(**params)
+        except LedgerError as err:  # keep the last valid state, say why
+            box.error = str(err)
+            numbers.value = metrics_html(box.row, box.params, box.error)
+            return
+        box.row, box.params, box.error = row, params, ""
+        numbers.value = metrics_html(row, params)
+        fig = figure(row, by_phase, **params)
+        image.value = figure_png(fig)
+
+    for c in controls.values():
+        c.observe(refresh, names="value")
+    box.refresh = refresh
+    refresh()
+    return box

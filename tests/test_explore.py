@@ -1,0 +1,91 @@
+"""The Jupyter explorer panel (ledger/explore.py) builds, recomputes and refuses bad settings."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("ipywidgets")
+pytest.importorskip("matplotlib")
+
+import ledger
+from ledger import explore
+from ledger.explore import explorer, format_bound, format_seconds, format_share
+
+PNG = b"\x89PNG"
+
+
+def test_formats_match_the_book():
+    row = ledger.step_row(variant="hyena2_circulant", seq_len=4096)
+    shown = [format_share(getattr(row, k)) for k in ("forward_share", "backward_share", "step_share",
+                                                       "static_share", "data_part")]
+    assert shown == ["14.18%", "11.16%", "12.19%", "9.66%", "20.73%"]
+    assert (format_bound(row.amdahl), format_bound(row.amdahl_static)) == ("1.139x", "1.107x")
+    assert format_seconds(0) == "0 s" and format_seconds(385.2) == "385 s"
+    assert format_seconds(0.152) == "0.15 s" and format_seconds(0.00512) == "0.00512 s"
+
+
+def test_panel_builds_in_the_default_state():
+    box = explorer()
+    assert box.error == ""
+    assert box.row == ledger.step_row(**explore.DEFAULTS)
+    for text in ("14.18%", "11.16%", "12.19%", "9.66%", "20.73%", "1.139x", "1.107x"):
+        assert text in box.numbers.value
+    assert bytes(box.image.value).startswith(PNG)
+    assert set(box.controls) == {"variant", "seq_len", "step_tokens", "block", "hybrid_attention_fraction",
+                                 "pixels", "values_per_pixel", "frame_rate", "gpus", "gpu_flops"}
+
+
+def test_panel_recomputes_on_every_control():
+    box = explorer()
+    c = box.controls
+    c["variant"].value = "hyena2"
+    c["seq_len"].value = 8192
+    expected = ledger.step_row(**{**explore.DEFAULTS, "variant": "hyena2", "seq_len": 8192})
+    assert box.row == expected
+    assert format_share(expected.step_share) in box.numbers.value
+    assert format_seconds(expected.weight_mask_s) in box.numbers.value
+    c["step_tokens"].value = 4 * 1_048_576
+    c["block"].value = 64
+    c["hybrid_attention_fraction"].value = 0.5
+    c["pixels"].value = 1e7
+    c["values_per_pixel"].value = 2.0
+    c["frame_rate"].value = 1e4
+    c["gpus"].value = 256
+    c["gpu_flops"].value = 1e15
+    params = {name: w.value for name, w in c.items()}
+    assert box.row == ledger.step_row(**params)
+    c["seq_len"].value = 16384
+    assert "extrapolation" in box.numbers.value
+    for variant in ledger.VARIANTS:
+        c["variant"].value = variant
+        assert box.error == "" and box.row.variant == variant
+    assert box.row.variant == "hyena2_circulant"
+    c["variant"].value = "transformer"
+    assert box.row.step_share == 0.0 and "0.00%" in box.numbers.value
+
+
+def test_panel_keeps_the_last_good_state_on_a_refusal():
+    box = explorer()
+    box.controls["seq_len"].value = 8192
+    good, picture = box.row, bytes(box.image.value)
+    # The block slider offers only valid blocks; offer a bad one to check the refusal path.
+    box.controls["block"].options = [("3", 3), ("256", 256)]
+    box.controls["block"].value = 3
+    assert "block = 3 does not divide" in box.error
+    assert box.row == good and bytes(box.image.value) == picture
+    assert "Refused" in box.numbers.value and "12.19%" not in box.numbers.value
+    assert format_share(good.step_share) in box.numbers.value
+    box.controls["block"].value = 256
+    assert box.error == "" and "Refused" not in box.numbers.value
+
+
+def test_bad_starting_state_is_refused():
+    with pytest.raises(ledger.LedgerError):
+        explorer(seq_len=3000)
+
+
+def test_static_figure():
+    fig = explore.figure()
+    assert len(fig.axes) == 2
+    assert explore.figure_png(fig).startswith(PNG)
+    fig = explore.figure(variant="transformer")  # no masks at all: no log of zero
+    assert explore.figure_png(fig).startswith(PNG)
