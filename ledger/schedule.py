@@ -98,6 +98,9 @@ class ScheduleCost:
     data_mask_s: float
     boundary_bytes: float
     """Activations held at a layer boundary: micro_batch sequences."""
+    backward_bytes: float = 0.0
+    """Held from the forward to the backward pass for the micro-batch: every layer's input (checkpoints)
+    and the input spectra kept for the weight gradients."""
 
     @property
     def order(self) -> str:
@@ -116,8 +119,10 @@ def schedule_cost(settings: Settings, micro_batch: int, bytes_per_value: float =
     weight_frames = rewrites * frames(budget.weight_values, settings.device)
     rate = settings.device.frame_rate
     held = boundary_bytes(micro_batch * settings.seq_len, settings.shape.hidden, bytes_per_value)
+    spectra = budget.data_values * 2 * bytes_per_value * micro_batch / settings.sequences
     return ScheduleCost(micro_batch, rewrites, weight_frames, weight_frames / rate,
-                        budget.data_frames, budget.data_frames / rate, held)
+                        budget.data_frames, budget.data_frames / rate, held,
+                        held * settings.shape.n_layers + spectra)
 
 
 def layer_major(settings: Settings, bytes_per_value: float = 2, items=None) -> ScheduleCost:

@@ -35,6 +35,9 @@ def test_sequence_major_costs_frames_times_sequences():
     assert sm.weight_frames == 256 * lm.weight_frames
     assert sm.boundary_bytes * s.sequences == lm.boundary_bytes
     assert sm.order == "sequence-major"
+    h = held_activations(s)
+    assert lm.backward_bytes == pytest.approx(h.checkpoint_bytes + h.spectra_bytes)
+    assert sm.backward_bytes == pytest.approx(lm.backward_bytes / 256)
 
 
 @hsettings(max_examples=25, deadline=None)
