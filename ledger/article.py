@@ -132,6 +132,23 @@ def roofline(intensity: float, peak_flops: float, bandwidth: float) -> float:
     return min(_positive("peak_flops", peak_flops), _positive("intensity", intensity) * _positive("bandwidth", bandwidth))
 
 
+def attainable_matmul_flops(m: float, k: float, b: float, peak_flops: float, bandwidth: float,
+                            bytes_per_element: float = 2.0) -> float:
+    """Roofline FLOP/s of an (m x k) @ (k x b) product whose operands move once (bf16 by default)."""
+    return roofline(arithmetic_intensity(m, k, b, bytes_per_element), peak_flops, bandwidth)
+
+
+def ridge_batch(k: float, b: float, peak_flops: float, bandwidth: float, bytes_per_element: float = 2.0) -> float:
+    """Smallest m at which an (m x k) @ (k x b) product reaches the ridge point (inf if it never does).
+
+    Solves 2mkb / ((mk + kb + mb) * bytes) = peak / bandwidth for m.
+    """
+    k, b = _positive("k", k), _positive("b", b)
+    rb = ridge_point(peak_flops, bandwidth) * _positive("bytes_per_element", bytes_per_element)
+    denominator = 2 * k * b - rb * (k + b)
+    return rb * k * b / denominator if denominator > 0 else math.inf
+
+
 # --- a whole run ---------------------------------------------------------------------------------
 
 def run_flops(n_params: float, tokens: float, n_layers: float = 0, seq_len: float = 0, hidden: float = 0) -> float:

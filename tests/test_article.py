@@ -115,3 +115,10 @@ def test_selective_recompute_and_replicated_optimizer():
     sharded = a.optimizer_time_share(1e9, 1e18, 2e12, 4e14, devices=64)
     replicated = a.optimizer_time_share(1e9, 1e18, 2e12, 4e14, devices=64, sharded=False)
     assert math.isclose(replicated["ratio"], 64 * sharded["ratio"])
+
+
+def test_ridge_batch_reaches_the_ridge():
+    m = a.ridge_batch(4096, 4096, 1e15, 3.35e12)
+    assert math.isclose(a.arithmetic_intensity(m, 4096, 4096, 2), a.ridge_point(1e15, 3.35e12))
+    assert a.attainable_matmul_flops(2 * m, 4096, 4096, 1e15, 3.35e12) == 1e15
+    assert a.ridge_batch(8, 8, 1e15, 1e9) == math.inf
