@@ -474,7 +474,7 @@
     gpus: { min: 1, max: 1e6, integer: true, label: "GPUs" },
     gpu_flops: { min: 1e9, max: 1e17, integer: false, label: "FLOP/s per GPU" }
   };
-  var NUMBER_RE = /^[+]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+  var NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
   /** Parse typed text: digits with optional , _ or spaces as thousands separators, or 400e12. */
   function parseTyped(name, text) {
@@ -618,8 +618,9 @@
     this.root.setAttribute("data-redraw-ms", (performance.now() - t0).toFixed(3));
   };
 
+  /** The ledger's own message, which names the setting by its key, e.g. "seq_len = 3000 does not ...". */
   function humanize(message) {
-    return message.charAt(0).toUpperCase() + message.slice(1) + ".";
+    return message + ".";
   }
 
   Explorer.prototype.setAlert = function (name, message) {
@@ -628,7 +629,8 @@
       if (message) ctl.setAttribute("aria-invalid", "true"); else ctl.removeAttribute("aria-invalid");
     }
     if (!el) return;
-    if (el.textContent !== message) el.textContent = message;
+    var text = message ? "Refused: " + message : "";
+    if (el.textContent !== text) el.textContent = text;
     el.hidden = !message;
   };
 
@@ -679,7 +681,7 @@
     var thost = this.root.querySelector("#tx-time-bars");
     if (thost) {
       this.timeAxis = el("div", "tx-axis");
-      [["digital_step_s", "digital step (whole step on the GPUs)"],
+      [["digital_step_s", "digital step (all on the GPUs)"],
        ["weight_mask_s", "weight-mask rewrite"],
        ["data_mask_s", "data-mask rewrite"]].forEach(function (m) {
         var row = el("div", "tx-bar-row");

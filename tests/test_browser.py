@@ -1,0 +1,265 @@
+"""The JavaScript explorer in a real browser, on the built book.
+
+Serves the built HTML (default _build/html; set TX_BOOK_HTML to use another build) on 127.0.0.1,
+drives /usr/bin/chromium with Playwright, and checks the default numbers, three moved controls
+against the Python ledger, the refusal of bad input, and that the page logs no error. It also
+measures the median time from a control change to the redrawn page over 50 changes (printed with
+`pytest -s` and written to _build/explorer-benchmark.json; a figure, not an assertion) and saves a
+screenshot to docs/screenshot-explorer.png.
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import ledger
+from ledger.explore import format_metric
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+BENCHMARK_JSON = ROOT / "_build" / "explorer-benchmark.json"
+SCREENSHOT = ROOT / "docs" / "screenshot-explorer.png"
+CARDS = ("forward_share", "backward_share", "step_share", "static_share", "data_part", "amdahl",
+         "amdahl_static", "weight_mask_s", "data_mask_s", "digital_step_s")
+DEFAULT = {"variant": "hyena2_circulant", "seq_len": 4096, "step_tokens": 1_048_576, "block": 256}
+BOOK_DEFAULT_TEXT = {"forward_share": "14.18%", "backward_share": "11.16%", "step_share": "12.19%",
+                     "static_share": "9.66%", "data_part": "20.73%", "amdahl": "1.139x",
+                     "amdahl_static": "1.107x"}
+# Messages the book's theme logs on every page, explorer or not (sphinx-thebe declares its
+# configuration twice; pydata-sphinx-theme warns about an unset colour mode). They are measured on
+# a page without the explorer and subtracted; anything else fails the test.
+BASELINE_PAGE = "genindex.html"
+
+
+@pytest.fixture(scope="module")
+def book_html() -> Path:
+    html = Path(os.environ.get("TX_BOOK_HTML", ROOT / "_build" / "html"))
+    if not (html / "book" / "explorer.html").exists():
+        if "TX_BOOK_HTML" in os.environ:
+            pytest.fail(f"TX_BOOK_HTML={html} holds no book/explorer.html")
+        done = subprocess.run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT)],
+                              cwd=ROOT, capture_output=True, text=True, check=False)
+        assert (html / "book" / "explorer.html").exists(), (
+            "could not build the book for the browser test:\n" + done.stdout[-3000:] + done.stderr[-3000:])
+    return html
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        if self.path == "/favicon.ico":  # the browser asks for one; the book has none
+            self.send_response(204)
+            self.end_headers()
+            return
+        super().do_GET()
+
+
+@pytest.fixture(scope="module")
+def server(book_html):
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                            functools.partial(_QuietHandler, directory=str(book_html)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.fail("The browser test needs Chromium at /usr/bin/chromium (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+def open_page(browser, url):
+    """A page at `url` that records every console error and page error."""
+    page = browser.new_page(viewport={"width": 1360, "height": 900})
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    page.goto(url)
+    return page, errors
+
+
+def shown(page) -> dict[str, str]:
+    return page.eval_on_selector_all(
+        ".tx-card-value[data-metric]", "els => Object.fromEntries(els.map(e => [e.dataset.metric, e.textContent]))")
+
+
+def expected(**params) -> dict[str, str]:
+    row = ledger.step_row(**params)
+    return {key: format_metric(key, getattr(row, key)) for key in CARDS}
+
+
+def check_numbers(page, params):
+    assert shown(page) == expected(**params), params
+    values = page.eval_on_selector_all(
+        ".tx-card-value[data-metric]", "els => Object.fromEntries(els.map(e => [e.dataset.metric, +e.dataset.value]))")
+    row = ledger.step_row(**params)
+    for key in CARDS:
+        assert values[key] == pytest.approx(getattr(row, key), rel=1e-12), key
+
+
+def results_text(page) -> str:
+    return page.inner_text(".tx-results")
+
+
+def test_explorer_in_chromium(browser, server):
+    baseline, baseline_errors = open_page(browser, f"{server}/{BASELINE_PAGE}")
+    baseline.wait_for_load_state("load")
+    baseline.wait_for_timeout(300)
+    theme_errors = set(baseline_errors)
+    baseline.close()
+
+    page, errors = open_page(browser, f"{server}/book/explorer.html")
+    page.wait_for_selector("#tx-explorer[data-ready]")
+
+    # Default state: the block-circulant row of the training-step table.
+    assert {k: shown(page)[k] for k in BOOK_DEFAULT_TEXT} == BOOK_DEFAULT_TEXT
+    check_numbers(page, DEFAULT)
+    assert page.is_hidden("#tx-extrapolation")
+    page.wait_for_timeout(300)  # let the bar transitions settle
+    page.screenshot(path=str(SCREENSHOT), full_page=True)
+
+    # Three controls moved, each checked against the Python ledger.
+    params = dict(DEFAULT)
+    page.select_option("#tx-variant", "hyena2")
+    params["variant"] = "hyena2"
+    check_numbers(page, params)
+    page.fill("#tx-seq_len", "16,384")
+    params["seq_len"] = 16384
+    check_numbers(page, params)
+    assert page.is_visible("#tx-extrapolation"), "lengths beyond 8,192 must be flagged"
+    page.fill("#tx-step_tokens", "4194304")
+    params["step_tokens"] = 4_194_304
+    check_numbers(page, params)
+    # the step-size slider (log2 steps) moves the text box and the numbers
+    page.eval_on_selector("[data-slider-for=step_tokens]",
+                          "el => { el.value = '22'; el.dispatchEvent(new Event('input', {bubbles: true})); }")
+    assert page.input_value("#tx-step_tokens") == "4,194,304"
+    check_numbers(page, params)
+    page.eval_on_selector("[data-slider-for=step_tokens]",
+                          "el => { el.value = '24'; el.dispatchEvent(new Event('input', {bubbles: true})); }")
+    params["step_tokens"] = 2 ** 24
+    check_numbers(page, params)
+    page.select_option("#tx-variant", "hybrid")
+    page.fill("#tx-hybrid_attention_fraction", "0.5")
+    params.update(variant="hybrid", hybrid_attention_fraction=0.5)
+    check_numbers(page, params)
+    assert "16 of 32 layers" in page.inner_text("#tx-hybrid-layers")
+
+    # The transformer: every bar digital.
+    page.select_option("#tx-variant", "transformer")
+    params["variant"] = "transformer"
+    check_numbers(page, params)
+    widths = page.eval_on_selector_all(
+        "#tx-flop-bars .tx-seg", "els => els.map(e => [e.dataset.class, parseFloat(e.style.width)])")
+    assert widths and all(w == 0 for cls, w in widths if cls != "digital")
+    assert all(w > 0 for cls, w in widths if cls == "digital")
+
+    # Bad input: refused at the control with a visible message, the last good numbers kept.
+    page.select_option("#tx-variant", "hyena2_circulant")
+    params["variant"] = "hyena2_circulant"
+    check_numbers(page, params)
+    good = shown(page)
+    for control, text, words in (("seq_len", "abc", "not a number"),
+                                 ("seq_len", "3000", "does not divide step_tokens"),
+                                 ("seq_len", "65536", "from 2,048 to 32,768"),
+                                 ("step_tokens", "-5", "from 2,048 to 67,108,864"),
+                                 ("block", "3", "block = 3 does not divide"),
+                                 ("gpu_flops", "1e400", "not a finite number"),
+                                 ("frame_rate", "", "Enter a number")):
+        page.fill(f"#tx-{control}", text)
+        alert = page.locator(f"[data-alert-for={control}]")
+        assert alert.get_attribute("role") == "alert"
+        assert alert.is_visible(), (control, text)
+        assert words in alert.inner_text(), (control, text, alert.inner_text())
+        assert page.get_attribute(f"#tx-{control}", "aria-invalid") == "true"
+        assert shown(page) == good, (control, text)
+        assert page.is_visible("#tx-stale")
+        for bad in ("NaN", "Infinity", "undefined"):
+            assert bad not in results_text(page)
+        page.fill(f"#tx-{control}", str({"seq_len": 16384, "step_tokens": 2 ** 24, "block": 256,
+                                         "gpu_flops": "400e12", "frame_rate": 1031}[control]))
+        assert alert.is_hidden() and page.is_hidden("#tx-stale")
+        assert shown(page) == good
+
+    # Benchmark: median time from a control change to the redrawn page over 50 changes.
+    page.click("[data-action=reset]")
+    check_numbers(page, DEFAULT)
+    timings = page.evaluate("""async () => {
+        const root = document.getElementById("tx-explorer");
+        const seq = document.getElementById("tx-seq_len");
+        const step = document.querySelector("[data-slider-for=step_tokens]");
+        const variant = document.getElementById("tx-variant");
+        const variants = ["transformer", "hyena2", "hybrid", "hyena2_circulant"];
+        const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+        const sync = [], painted = [], module = [];
+        for (let i = 0; i < 50; i++) {
+            const t0 = performance.now();
+            if (i % 3 === 0) { variant.value = variants[i % 4]; variant.dispatchEvent(new Event("change", {bubbles: true})); }
+            else if (i % 3 === 1) { seq.value = String(2048 << (i % 5)); seq.dispatchEvent(new Event("input", {bubbles: true})); }
+            else { step.value = String(16 + (i % 8)); step.dispatchEvent(new Event("input", {bubbles: true})); }
+            void root.offsetHeight;  // force style and layout of the redrawn page
+            sync.push(performance.now() - t0);
+            module.push(parseFloat(root.dataset.redrawMs));
+            await frame();
+            painted.push(performance.now() - t0);
+        }
+        return {sync, painted, module};
+    }""")
+    result = {
+        "changes": len(timings["sync"]),
+        "median_change_to_redrawn_ms": statistics.median(timings["sync"]),
+        "median_change_to_next_frame_ms": statistics.median(timings["painted"]),
+        "median_module_redraw_ms": statistics.median(timings["module"]),
+        "max_change_to_redrawn_ms": max(timings["sync"]),
+        "what": "change event dispatched -> ledger recomputed, numbers and bars updated, layout forced "
+                "(median_change_to_redrawn_ms); the same until two animation frames later, i.e. painted "
+                "(median_change_to_next_frame_ms); headless Chromium",
+    }
+    BENCHMARK_JSON.parent.mkdir(exist_ok=True)
+    BENCHMARK_JSON.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"\nexplorer redraw over {result['changes']} changes: median "
+          f"{result['median_change_to_redrawn_ms']:.2f} ms to redrawn (layout), "
+          f"{result['median_change_to_next_frame_ms']:.2f} ms to the next painted frame; "
+          f"written to {BENCHMARK_JSON}")
+
+    page.wait_for_timeout(200)
+    unexpected = [e for e in errors if e not in theme_errors]
+    assert not unexpected, "errors on the explorer page:\n" + "\n".join(unexpected)
+    page.close()
+
+
+def test_explorer_script_is_inert_elsewhere(browser, server):
+    """explorer.js on a page without #tx-explorer does nothing and logs nothing."""
+    page, errors = open_page(browser, f"{server}/{BASELINE_PAGE}")
+    page.wait_for_load_state("load")
+    page.add_script_tag(url=f"{server}/_static/explorer.js")
+    assert page.evaluate("() => typeof window.TxLedger.stepRow") == "function"
+    assert page.evaluate("() => window.TxExplorer === undefined")
+    before = set(errors)
+    page.add_script_tag(url=f"{server}/_static/explorer.js")  # loading it twice is harmless too
+    assert set(errors) == before
+    page.close()
