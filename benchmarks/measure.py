@@ -114,12 +114,13 @@ def measure(quick: bool = False, repeats: int | None = None) -> dict:
     results = {}
     for name, k in kernels(quick).items():
         sec = best_seconds(k["run"], repeats, min_time=0.01 if quick else 0.05)
-        results[name] = {"shape": k["shape"], "flops": k["flops"], "seconds": sec, "flops_per_s": k["flops"] / sec}
+        flops = float(k["flops"])  # plain floats: JSON and glue need no numpy scalars
+        results[name] = {"shape": k["shape"], "flops": flops, "seconds": float(sec), "flops_per_s": flops / sec}
     rates = {name: results[name]["flops_per_s"] for name in KERNELS}
     variants = {}
     for v in VARIANTS:
         items = ledger.step_items(ledger.Settings(variant=v, seq_len=4096))
-        variants[v] = time_shares(items, rates)
+        variants[v] = {key: float(val) for key, val in time_shares(items, rates).items()}
     return {"machine": machine(), "quick": quick, "repeats": repeats, "kernels": results, "rates": rates,
             "seq_len": 4096, "variants": variants}
 

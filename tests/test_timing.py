@@ -63,3 +63,13 @@ def test_measure_quick_runs():
     assert set(m["variants"]) == {"hyena2", "hyena2_circulant", "hybrid"}
     assert "cpu" in m["machine"] and "blas" in m["machine"]
     assert "time share" in measure.report(m)
+
+
+def test_measure_returns_plain_floats():
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "measure.py"
+    spec = importlib.util.spec_from_file_location("measure", path)
+    measure = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(measure)
+    m = measure.measure(quick=True, repeats=1)
+    assert all(type(r) is float for r in m["rates"].values())
+    assert all(type(v) is float for t in m["variants"].values() for v in t.values())
