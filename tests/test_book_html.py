@@ -19,6 +19,7 @@ from nbclient import NotebookClient
 
 from book_pages import HTML, ROOT, built_page, chapter_notebooks, toc_files
 
+MEASURED = "measured_"
 GLUE_TEXT = re.compile(r"\{glue:text\}`([^`]+)`")
 
 
@@ -72,7 +73,10 @@ def test_glued_numbers_match_the_ledger(docname, fresh_glue):
     expected = expected_texts(docname, fresh_glue)
     shown = [span.get_text() for span in article(docname).select("span.pasted-text")]
     assert len(shown) == len(expected), f"{docname}: {len(shown)} glued numbers on the page, {len(expected)} in the source"
-    stale = [(key, want, got) for (key, want), got in zip(expected, shown) if want != got]
+    # Chapter 16 glues timings measured while the book is built: they differ on every run, so they are
+    # checked to be shown as numbers, not against a second measurement.
+    stale = [(key, want, got) for (key, want), got in zip(expected, shown)
+             if (want != got if not key.startswith(MEASURED) else not re.fullmatch(r"[0-9.,eE+-]+", got))]
     assert not stale, f"{docname}: stale or wrong numbers (key, ledger now, page): {stale[:5]}"
 
 
