@@ -32,8 +32,9 @@ def execute_glue(path: str) -> dict[str, str]:
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             name = output.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name is not None:
-                values[name] = output["data"]["text/plain"]
+            if name is not None:  # myst-nb stores the value under a papermill prefix outside its own builds
+                data = output["data"]
+                values[name] = data.get("text/plain", data.get("application/papermill.record/text/plain"))
     return values
 
 
