@@ -781,7 +781,7 @@
         row.attention_layers + " of " + LLAMA3_8B.n_layers + " layers keep attention" : "used by the hybrid only";
     }
     var blk = this.root.querySelector("#tx-block-note");
-    if (blk) blk.textContent = row.variant === "hyena2_circulant" ? "" : "used by hyena2_circulant only";
+    if (blk) blk.textContent = row.variant === "hyena2_circulant" ? "" : "(Used by hyena2_circulant only.)";
   };
 
   function tickLabel(e) {
