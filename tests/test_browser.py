@@ -13,6 +13,7 @@ import functools
 import http.server
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -204,6 +205,30 @@ def test_explorer_in_chromium(browser, server):
                                          "gpu_flops": "400e12", "frame_rate": 1031}[control]))
         assert alert.is_hidden() and page.is_hidden("#tx-stale")
         assert shown(page) == good
+
+    # Random typing: whatever is typed, the page shows the ledger's numbers for its last valid state.
+    rng = random.Random(20261130)
+    pool = {"seq_len": ["2048", "4096", "8192", "12288", "32768", "1000", "x", "4096.5", "2e3"],
+            "step_tokens": ["1048576", "2,097,152", "524288", "49152", "12288", "0", "1e7"],
+            "block": ["2", "64", "256", "2048", "7", "512", "-2"],
+            "hybrid_attention_fraction": ["0", "0.5", "1", "0.33", "1.5", "."],
+            "pixels": ["2e6", "1e9", "5e3", "1e10", "abc"],
+            "gpus": ["1", "64", "1000", "2.5"],
+            "gpu_flops": ["400e12", "1e15", "3.2e13", "1e-3"]}
+    for _ in range(40):
+        if rng.random() < 0.2:
+            page.select_option("#tx-variant", rng.choice(ledger.VARIANTS))
+        control = rng.choice(sorted(pool))
+        page.fill(f"#tx-{control}", rng.choice(pool[control]))
+        state = page.evaluate("() => window.TxExplorer.state")
+        for key in ("seq_len", "step_tokens", "block", "gpus"):
+            state[key] = int(state[key])
+        assert shown(page) == expected(**state), state
+        for bad in ("NaN", "Infinity", "undefined"):
+            assert bad not in results_text(page)
+    page.click("[data-action=reset]")
+    check_numbers(page, DEFAULT)
+    assert not page.locator(".tx-alert:visible").count()
 
     # Benchmark: median time from a control change to the redrawn page over 50 changes.
     page.click("[data-action=reset]")

@@ -761,7 +761,8 @@
       var axisKey = lo + ":" + hi;
       if (this.timeAxis.getAttribute("data-range") !== axisKey) {
         this.timeAxis.textContent = "";
-        for (var e = lo; e <= hi; e++) {
+        var every = Math.max(1, Math.ceil((hi - lo) / 7));  // at most about eight labelled ticks
+        for (var e = lo; e <= hi; e += every) {
           var tick = el("span", "tx-tick", tickLabel(e));
           tick.style.left = (100 * (e - lo) / (hi - lo)).toFixed(3) + "%";
           this.timeAxis.appendChild(tick);
