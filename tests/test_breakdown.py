@@ -92,3 +92,19 @@ def test_bad_input_raises():
         unit_cost([], "x", 0, "x", "x")
     with pytest.raises(ledger.LedgerError, match="no line item"):
         unit_cost(ledger.step_items(S()), "nothing:", 1, "x", "x")
+
+
+from hypothesis import given, settings as hsettings, strategies as st  # noqa: E402
+
+
+@hsettings(max_examples=20, deadline=None)
+@given(st.sampled_from(["hyena2", "hybrid", "hyena2_circulant"]), st.integers(min_value=9, max_value=14))
+def test_step_share_lies_between_the_passes(variant, log2_seq):
+    s = S(variant=variant, seq_len=2**log2_seq)
+    items = ledger.step_items(s)
+    r = ledger.summarize(s, items)
+    assert r.backward_share < r.step_share < r.forward_share
+    c = long_conv_channel(s, items)
+    assert 1.0 < c.optical_backward_over_forward < 1.1  # a channel's backward adds few optical FLOPs
+    if variant != "hyena2_circulant":
+        assert matrix(s, "mlp up", items).backward_over_forward == 2.0  # a dense matrix doubles
