@@ -26,7 +26,7 @@ def settings_(draw):
     variant = draw(VARIANT)
     seq_len = 2 ** draw(st.integers(4, 15))
     step_tokens = seq_len * draw(st.integers(1, 1024))
-    block = 2 ** draw(st.integers(1, 6))  # divides every matrix: all are multiples of 64
+    block = 2 ** draw(st.integers(1, 5))  # divides every matrix: widths are multiples of 32
     return ledger.make_settings(variant=variant, seq_len=seq_len, step_tokens=step_tokens, block=block,
                                 shape=shape, hybrid_attention_fraction=draw(st.floats(0, 1)),
                                 pixels=draw(st.floats(1e3, 1e8)), frame_rate=draw(st.floats(1, 1e5)),
