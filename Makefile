@@ -20,7 +20,7 @@ $(STAMP): requirements.txt pyproject.toml
 
 ## The main job: build the HTML book, executing every notebook.
 book: $(STAMP)
-	rm -rf _build/html
+	rm -rf _build/html _build/.doctrees _build/jupyter_execute  # a clean build: sphinx would skip notebooks whose source did not change, keeping numbers from an older ledger
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
