@@ -43,7 +43,10 @@ bench: $(STAMP)
 measure: $(STAMP)
 	$(PY) benchmarks/measure.py
 
+## JupyterLab is installed on first use only: its server packages (jsonschema format checkers) add
+## about two seconds to every kernel start, so the book builds without them.
 lab: $(STAMP)
+	$(PY) -m pip install --quiet jupyterlab==4.6.6
 	$(VENV)/bin/jupyter lab notebooks/
 
 clean:
