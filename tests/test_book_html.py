@@ -25,7 +25,7 @@ GLUE_TEXT = re.compile(r"\{glue:text\}`([^`]+)`")
 def execute_glue(path: str) -> dict[str, str]:
     """Run one notebook in a fresh kernel and return its glued values as text/plain reprs."""
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3",
+    NotebookClient(nb, timeout=180, kernel_name="python3",
                    resources={"metadata": {"path": str(Path(path).parent)}}).execute()
     values = {}
     for cell in nb.cells:
