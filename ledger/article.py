@@ -12,15 +12,9 @@ from __future__ import annotations
 import math
 from typing import Iterable
 
-from .errors import LedgerError
+from .errors import LedgerError, check_positive_number
 from .layers import LineItem
 from .shapes import ModelShape
-
-
-def _positive(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise LedgerError(f"{name} = {value!r}: must be a positive finite number")
-    return float(value)
 
 
 def _fraction(name: str, value) -> float:
@@ -33,12 +27,12 @@ def _fraction(name: str, value) -> float:
 
 def matvec_flops(m: float, k: float, flops_per_mac: float = 2.0) -> float:
     """FLOPs of an (m x k) matrix times a k-vector: m*k multiply-accumulates, 2 FLOPs each (2MK)."""
-    return _positive("flops_per_mac", flops_per_mac) * _positive("m", m) * _positive("k", k)
+    return check_positive_number("flops_per_mac", flops_per_mac) * check_positive_number("m", m) * check_positive_number("k", k)
 
 
 def matmul_flops(m: float, k: float, b: float, flops_per_mac: float = 2.0) -> float:
     """FLOPs of an (m x k) matrix times b vectors (a k x b matrix): 2MKB."""
-    return matvec_flops(m, k, flops_per_mac) * _positive("b", b)
+    return matvec_flops(m, k, flops_per_mac) * check_positive_number("b", b)
 
 
 def linear_layer_flops(m: float, k: float, tokens: float = 1.0) -> dict[str, float]:
@@ -55,13 +49,13 @@ def linear_layer_flops(m: float, k: float, tokens: float = 1.0) -> dict[str, flo
 def layer_forward_flops_approx(hidden: float, mlp_ratio: float = 4.0) -> float:
     """Forward FLOPs per token of one layer, textbook form: four H x H projections (8H^2) plus an MLP
     of width mlp_ratio*H and two matrices (2 * 2 * mlp_ratio * H^2 = 16H^2 at ratio 4): 24H^2."""
-    h = _positive("hidden", hidden)
-    return 8 * h * h + 4 * _positive("mlp_ratio", mlp_ratio) * h * h
+    h = check_positive_number("hidden", hidden)
+    return 8 * h * h + 4 * check_positive_number("mlp_ratio", mlp_ratio) * h * h
 
 
 def params_approx(n_layers: float, hidden: float, mlp_ratio: float = 4.0) -> float:
     """Non-embedding parameters, textbook form: 4H^2 + 2*mlp_ratio*H^2 per layer, 12LH^2 at ratio 4."""
-    return _positive("n_layers", n_layers) * layer_forward_flops_approx(hidden, mlp_ratio) / 2
+    return check_positive_number("n_layers", n_layers) * layer_forward_flops_approx(hidden, mlp_ratio) / 2
 
 
 def layer_params_exact(shape: ModelShape) -> int:
@@ -84,12 +78,12 @@ def forward_flops_per_token(shape: ModelShape, seq_len: int = 0, causal: bool = 
 
 def attention_ratio(seq_len: float, hidden: float) -> float:
     """Attention FLOPs over parameter FLOPs per token with N ~ 12LH^2: 12LSH / (6 * 12LH^2) = S/(6H)."""
-    return _positive("seq_len", seq_len) / (6 * _positive("hidden", hidden))
+    return check_positive_number("seq_len", seq_len) / (6 * check_positive_number("hidden", hidden))
 
 
 def attention_ratio_exact(shape: ModelShape, seq_len: float) -> float:
     """The same ratio with the model's exact N: 12*L*S*H / (6N)."""
-    s = _positive("seq_len", seq_len)
+    s = check_positive_number("seq_len", seq_len)
     return 12 * shape.n_layers * s * shape.hidden / (6 * shape.N)
 
 
@@ -105,31 +99,31 @@ def arithmetic_intensity(m: float, k: float, b: float, bytes_per_element: float 
 
     With bytes_per_element (2 for bf16) the result is FLOPs per byte; the default 1 gives FLOPs per element.
     """
-    m, k, b = _positive("m", m), _positive("k", k), _positive("b", b)
-    return 2 * m * k * b / ((m * k + k * b + m * b) * _positive("bytes_per_element", bytes_per_element))
+    m, k, b = check_positive_number("m", m), check_positive_number("k", k), check_positive_number("b", b)
+    return 2 * m * k * b / ((m * k + k * b + m * b) * check_positive_number("bytes_per_element", bytes_per_element))
 
 
 def fft_intensity(n: int) -> float:
     """FLOPs per element moved by one real FFT of length n: 2.5 n log2 n over n reals in and n/2+1
     complex values (2 elements each) out. About 1.25 log2 n: 16 at n = 8,192, 10 at n = 256."""
-    n = int(_positive("n", n))
+    n = int(check_positive_number("n", n))
     return 2.5 * n * math.log2(n) / (n + 2 * (n // 2 + 1))
 
 
 def small_batch_intensity(m: float, b: float) -> float:
     """The limit of the intensity when K is much larger than M and B: 2MB / (M + B)."""
-    m, b = _positive("m", m), _positive("b", b)
+    m, b = check_positive_number("m", m), check_positive_number("b", b)
     return 2 * m * b / (m + b)
 
 
 def ridge_point(peak_flops: float, bandwidth: float) -> float:
     """Intensity (FLOPs per byte) where the roofline turns: peak FLOP/s over bytes per second."""
-    return _positive("peak_flops", peak_flops) / _positive("bandwidth", bandwidth)
+    return check_positive_number("peak_flops", peak_flops) / check_positive_number("bandwidth", bandwidth)
 
 
 def roofline(intensity: float, peak_flops: float, bandwidth: float) -> float:
     """Attainable FLOP/s at an intensity (FLOPs per byte): min(peak, intensity * bandwidth)."""
-    return min(_positive("peak_flops", peak_flops), _positive("intensity", intensity) * _positive("bandwidth", bandwidth))
+    return min(check_positive_number("peak_flops", peak_flops), check_positive_number("intensity", intensity) * check_positive_number("bandwidth", bandwidth))
 
 
 def attainable_matmul_flops(m: float, k: float, b: float, peak_flops: float, bandwidth: float,
@@ -143,8 +137,8 @@ def ridge_batch(k: float, b: float, peak_flops: float, bandwidth: float, bytes_p
 
     Solves 2mkb / ((mk + kb + mb) * bytes) = peak / bandwidth for m.
     """
-    k, b = _positive("k", k), _positive("b", b)
-    rb = ridge_point(peak_flops, bandwidth) * _positive("bytes_per_element", bytes_per_element)
+    k, b = check_positive_number("k", k), check_positive_number("b", b)
+    rb = ridge_point(peak_flops, bandwidth) * check_positive_number("bytes_per_element", bytes_per_element)
     denominator = 2 * k * b - rb * (k + b)
     return rb * k * b / denominator if denominator > 0 else math.inf
 
@@ -153,16 +147,16 @@ def ridge_batch(k: float, b: float, peak_flops: float, bandwidth: float, bytes_p
 
 def run_flops(n_params: float, tokens: float, n_layers: float = 0, seq_len: float = 0, hidden: float = 0) -> float:
     """Training compute of a run over `tokens` tokens: 6ND plus the attention term 12*L*S*H*D."""
-    d = _positive("tokens", tokens)
-    return 6 * _positive("n_params", n_params) * d + 12 * n_layers * seq_len * hidden * d
+    d = check_positive_number("tokens", tokens)
+    return 6 * check_positive_number("n_params", n_params) * d + 12 * n_layers * seq_len * hidden * d
 
 
 def run_seconds(flops: float, devices: float, peak_flops: float, utilization: float = 0.4) -> float:
     """Elapsed seconds: flops / (devices * peak * utilization); utilization is the achieved fraction of peak."""
-    u = _positive("utilization", utilization)
+    u = check_positive_number("utilization", utilization)
     if u > 1:
         raise LedgerError(f"utilization = {utilization!r}: must be a fraction of peak, at most 1")
-    return _positive("flops", flops) / (_positive("devices", devices) * _positive("peak_flops", peak_flops) * u)
+    return check_positive_number("flops", flops) / (check_positive_number("devices", devices) * check_positive_number("peak_flops", peak_flops) * u)
 
 
 # Chinchilla's parametric loss fit L(N, D) = E + A/N^alpha + B/D^beta (Hoffmann et al. 2022, Approach 3).
@@ -179,9 +173,9 @@ def compute_optimal_tokens(n_params: float, fit: str = "tokens_per_param", token
     with G = (alpha A / (beta B))^(1/(alpha+beta)), solved for D at the given N. Its exponents (0.46, 0.54)
     make the ratio D/N grow with N.
     """
-    n = _positive("n_params", n_params)
+    n = check_positive_number("n_params", n_params)
     if fit == "tokens_per_param":
-        return _positive("tokens_per_param", tokens_per_param) * n
+        return check_positive_number("tokens_per_param", tokens_per_param) * n
     if fit == "approach3":
         p = CHINCHILLA_APPROACH3
         a, b = p["alpha"], p["beta"]
@@ -227,7 +221,7 @@ plus a 4-byte fp32 gradient accumulator. Counting every write back as well would
 
 def optimizer_bytes(n_params: float, bytes_per_param: float = OPTIMIZER_BYTES_PER_PARAM) -> float:
     """Bytes the optimizer update moves per step: bytes_per_param * N."""
-    return _positive("bytes_per_param", bytes_per_param) * _positive("n_params", n_params)
+    return check_positive_number("bytes_per_param", bytes_per_param) * check_positive_number("n_params", n_params)
 
 
 def optimizer_time_share(n_params: float, step_flops: float, bandwidth: float, flops_rate: float,
@@ -240,9 +234,9 @@ def optimizer_time_share(n_params: float, step_flops: float, bandwidth: float, f
     devices too; replicated state (plain data parallelism) makes every device update all N parameters.
     Returns optimizer_s, matmul_s (seconds per device per step) and their ratio.
     """
-    d = _positive("devices", devices)
+    d = check_positive_number("devices", devices)
     if not isinstance(sharded, bool):
         raise LedgerError(f"sharded = {sharded!r}: must be True or False")
-    memory_s = optimizer_bytes(n_params, bytes_per_param) / (d if sharded else 1.0) / _positive("bandwidth", bandwidth)
-    compute_s = _positive("step_flops", step_flops) / d / _positive("flops_rate", flops_rate)
+    memory_s = optimizer_bytes(n_params, bytes_per_param) / (d if sharded else 1.0) / check_positive_number("bandwidth", bandwidth)
+    compute_s = check_positive_number("step_flops", step_flops) / d / check_positive_number("flops_rate", flops_rate)
     return {"optimizer_s": memory_s, "matmul_s": compute_s, "ratio": memory_s / compute_s}

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable
 
-from .errors import LedgerError
+from .errors import LedgerError, check_positive_number
 from .layers import LineItem
 from .settings import Settings
 from .shapes import ModelShape
@@ -38,11 +38,6 @@ FORMATS = {
     "fp8_e4m3": (4, 4),
     "fp8_e5m2": (3, 5),
 }
-
-
-def _positive(name: str, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise LedgerError(f"{name} = {value!r}: must be a positive finite number")
 
 
 def transform_size(item: LineItem, settings: Settings) -> tuple[int, int]:
@@ -143,8 +138,8 @@ class PrecisionCheck:
 
 def precision_check(enob: float = 8, gradient_format: str = "bf16", contributions: float = 1) -> PrecisionCheck:
     """Compare ENOB bits with a gradient format; `contributions` terms summed over the step."""
-    _positive("enob", enob)
-    _positive("contributions", contributions)
+    check_positive_number("enob", enob)
+    check_positive_number("contributions", contributions)
     if gradient_format not in FORMATS:
         raise LedgerError(f"gradient_format = {gradient_format!r}: must be one of {', '.join(FORMATS)}")
     sig, exp = FORMATS[gradient_format]
@@ -160,7 +155,7 @@ def weight_gradient_contributions(settings: Settings) -> float:
 
 def optimizer_flops(shape: ModelShape, flops_per_parameter: float = 12) -> float:
     """An estimate (not a ledger count) of one AdamW update: about a dozen FLOPs per parameter."""
-    _positive("flops_per_parameter", flops_per_parameter)
+    check_positive_number("flops_per_parameter", flops_per_parameter)
     return flops_per_parameter * shape.matrix_params
 
 
@@ -203,7 +198,7 @@ def hidden_costs(settings: Settings, enob: float = 8, gradient_format: str = "bf
     pixels x frame rate (an input modulator like the mask device, one real number per pixel)."""
     if io_rate is None:
         io_rate = settings.device.pixels * settings.device.frame_rate
-    _positive("io_rate", io_rate)
+    check_positive_number("io_rate", io_rate)
     items = step_items(settings)
     row = summarize(settings, items)
     conv = conversions(settings, items, mode)

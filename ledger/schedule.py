@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .errors import LedgerError
+from .errors import LedgerError, check_positive_int, check_positive_number
 from .masks import frames, mask_budget
 from .settings import Settings
 from .step import step_items
@@ -25,21 +25,11 @@ HBM_BYTES_PER_GPU = 80e9
 """An 80 GB accelerator (H100- or A100-80GB-class), the default device memory figure."""
 
 
-def _positive(name: str, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise LedgerError(f"{name} = {value!r}: must be a positive finite number")
-
-
-def _positive_int(name: str, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise LedgerError(f"{name} = {value!r}: must be a positive integer")
-
-
 def boundary_bytes(step_tokens: int, hidden: int, bytes_per_value: float = 2) -> float:
     """Bytes of the activations at one layer boundary for every token of the step: T * H * bytes."""
-    _positive_int("step_tokens", step_tokens)
-    _positive_int("hidden", hidden)
-    _positive("bytes_per_value", bytes_per_value)
+    check_positive_int("step_tokens", step_tokens)
+    check_positive_int("hidden", hidden)
+    check_positive_number("bytes_per_value", bytes_per_value)
     return float(step_tokens) * hidden * bytes_per_value
 
 
@@ -77,7 +67,7 @@ class HeldActivations:
 def held_activations(settings: Settings, bytes_per_value: float = 2, hbm_bytes_per_gpu: float = HBM_BYTES_PER_GPU,
                      items=None) -> HeldActivations:
     """Layer-major memory of `settings`: bytes_per_value 2 for bf16, device memory per GPU x settings.device.gpus."""
-    _positive("hbm_bytes_per_gpu", hbm_bytes_per_gpu)
+    check_positive_number("hbm_bytes_per_gpu", hbm_bytes_per_gpu)
     one = boundary_bytes(settings.step_tokens, settings.shape.hidden, bytes_per_value)
     items = step_items(settings) if items is None else items
     spectra = mask_budget(items, settings.device).data_values * 2 * bytes_per_value  # complex: 2 reals
@@ -109,7 +99,7 @@ class ScheduleCost:
 
 def schedule_cost(settings: Settings, micro_batch: int, bytes_per_value: float = 2, items=None) -> ScheduleCost:
     """Frames and memory when the step runs in micro-batches of `micro_batch` sequences."""
-    _positive_int("micro_batch", micro_batch)
+    check_positive_int("micro_batch", micro_batch)
     if micro_batch > settings.sequences:
         raise LedgerError(f"micro_batch = {micro_batch}: a step of {settings.step_tokens} tokens holds only "
                           f"{settings.sequences} sequences of {settings.seq_len}")

@@ -5,7 +5,7 @@ import math
 from dataclasses import dataclass, field
 
 from .costs import Costs
-from .errors import LedgerError
+from .errors import LedgerError, check_positive_int, check_positive_number
 from .shapes import LLAMA3_8B, ModelShape
 
 VARIANTS = ("transformer", "hyena2", "hybrid", "hyena2_circulant")
@@ -13,16 +13,6 @@ DEFAULT_STEP_TOKENS = 1_048_576
 """One optimizer step of 2**20 tokens, about what Llama-scale runs use."""
 DEFAULT_HYBRID_ATTENTION_FRACTION = 0.25
 """The hybrid keeps attention in a quarter of its layers (every fourth layer; illustrative)."""
-
-
-def _check_positive_int(name: str, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise LedgerError(f"{name} = {value!r}: must be a positive integer")
-
-
-def _check_positive_number(name: str, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise LedgerError(f"{name} = {value!r}: must be a positive finite number")
 
 
 @dataclass(frozen=True)
@@ -42,7 +32,7 @@ class Device:
 
     def __post_init__(self) -> None:
         for name in ("pixels", "values_per_pixel", "frame_rate", "gpus", "gpu_flops"):
-            _check_positive_number(name, getattr(self, name))
+            check_positive_number(name, getattr(self, name))
 
     @property
     def values_per_frame(self) -> float:
@@ -72,8 +62,8 @@ class Settings:
     def __post_init__(self) -> None:
         if self.variant not in VARIANTS:
             raise LedgerError(f"variant = {self.variant!r}: must be one of {', '.join(VARIANTS)}")
-        _check_positive_int("seq_len", self.seq_len)
-        _check_positive_int("step_tokens", self.step_tokens)
+        check_positive_int("seq_len", self.seq_len)
+        check_positive_int("step_tokens", self.step_tokens)
         if self.step_tokens % self.seq_len:
             raise LedgerError(
                 f"seq_len = {self.seq_len} does not divide step_tokens = {self.step_tokens}: "

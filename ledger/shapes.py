@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .errors import LedgerError
+from .errors import LedgerError, check_positive_int
 
 # Hugging Face config keys the ledger reads, and the ModelShape field each fills.
 HF_KEYS = {
@@ -21,12 +21,6 @@ HF_KEYS = {
 LLAMA_STYLE_MODEL_TYPES = ("llama", "mistral")
 # Keys that mark a mixture-of-experts MLP, which the ledger cannot count as one dense MLP.
 MOE_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_intermediate_size")
-
-
-def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise LedgerError(f"{name} = {value!r}: must be a positive integer")
-    return value
 
 
 @dataclass(frozen=True)
@@ -44,7 +38,7 @@ class ModelShape:
 
     def __post_init__(self) -> None:
         for field in ("n_layers", "hidden", "n_heads", "n_kv_heads", "intermediate", "vocab"):
-            _positive_int(field, getattr(self, field))
+            check_positive_int(field, getattr(self, field))
         if self.hidden % self.n_heads:
             raise LedgerError(
                 f"n_heads = {self.n_heads} does not divide hidden = {self.hidden}: "
@@ -121,7 +115,7 @@ class ModelShape:
                 if key == "num_key_value_heads":  # Hugging Face's default: no grouping
                     continue
                 raise LedgerError(f"config is missing {key!r}: a Llama-style config needs {', '.join(HF_KEYS)}")
-            values[field] = _positive_int(key, config[key])
+            values[field] = check_positive_int(key, config[key])
         values.setdefault("n_kv_heads", values["n_heads"])
         head_dim = config.get("head_dim")
         if head_dim is not None and head_dim * values["n_heads"] != values["hidden"]:
