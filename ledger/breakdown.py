@@ -98,7 +98,7 @@ def long_conv_channel(settings: Settings, items: list[LineItem] | None = None) -
         raise LedgerError(f"variant = {settings.variant!r}: has no long convolutions (use hyena2, hybrid "
                           "or hyena2_circulant)")
     items = step_items(settings) if items is None else items
-    units = settings.sequences * 2 * settings.shape.hidden * settings.hyena_layers
+    units = settings.sequences * settings.channel_convolutions
     return unit_cost(items, LONG_CONV_PREFIX, units, "long convolution", "one channel, one sequence")
 
 

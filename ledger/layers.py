@@ -77,7 +77,7 @@ def long_convolutions(s: Settings, n_layers: int) -> list[LineItem]:
     n = s.fft_len
     bins = c.bins(n)
     fft = c.rfft(n)
-    convs = 2 * s.shape.hidden * n_layers  # per sequence
+    convs = 2 * s.shape.hidden * n_layers  # per sequence: s.channel_convolutions when n_layers = s.hyena_layers
     per_seq = s.sequences * convs
     product = bins * c.complex_mul_flops
     return [

@@ -17,6 +17,7 @@ from .layers import LineItem
 from .settings import Settings, check_block
 from .shapes import ModelShape
 from .step import step_items
+from .table import six_n_by_phase  # noqa: F401  (the rule by phase lives beside six_n_flops)
 
 KINDS = (
     "embedding",
@@ -81,7 +82,7 @@ def long_conv_per_channel(s: Settings) -> list[OpCost]:
     A per-sequence item covers sequences x (2 H x Hyena layers) channel-convolutions, a per-step
     item 2 H x Hyena layers; the quotient is what one channel costs per sequence or per step.
     """
-    convs = 2 * s.shape.hidden * s.hyena_layers
+    convs = s.channel_convolutions
     if convs == 0:
         raise LedgerError(f"variant = {s.variant!r} has no Hyena layers: choose hyena2, hybrid or hyena2_circulant")
     out = []
@@ -91,18 +92,6 @@ def long_conv_per_channel(s: Settings) -> list[OpCost]:
         covered = convs * (s.sequences if item.per == "sequence" else 1)
         out.append(OpCost(item.op.removeprefix("long conv: "), item.phase, item.cls, item.per, item.flops / covered))
     return out
-
-
-def six_n_by_phase(s: Settings) -> dict[str, float]:
-    """The 6N rule plus attention, split by phase: forward 2NT + 4LSHT, dX 2NT + 8LSHT, dW 2NT.
-
-    The attention scores have no weights, so their backward (twice the forward) is all input
-    gradient; the three phases sum to `ledger.six_n_flops(s)`.
-    """
-    shape, tokens = s.shape, s.step_tokens
-    param = 2 * shape.N * tokens
-    attention = 4 * shape.n_layers * s.seq_len * shape.hidden * tokens
-    return {"forward": param + attention, "dX": param + 2 * attention, "dW": param}
 
 
 def valid_blocks(shape: ModelShape, smallest: int = 2, largest: int | None = None) -> tuple[int, ...]:

@@ -97,6 +97,11 @@ class Settings:
     def hyena_layers(self) -> int:
         return self.shape.n_layers - self.attention_layers
 
+    @property
+    def channel_convolutions(self) -> int:
+        """Long convolutions one sequence passes through: two per channel, H channels, every Hyena layer."""
+        return 2 * self.shape.hidden * self.hyena_layers
+
 
 def circulant_matrices(shape: ModelShape) -> tuple[tuple[str, int, int], ...]:
     """The (name, rows M, columns K) of each matrix made block-circulant; the LM head stays dense."""

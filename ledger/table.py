@@ -46,10 +46,21 @@ class StepRow:
         return row
 
 
+def six_n_by_phase(s: Settings) -> dict[str, float]:
+    """The 6N rule plus attention, split by phase: forward 2NT + 4LSHT, dX 2NT + 8LSHT, dW 2NT.
+
+    The attention scores have no weights, so their backward (twice the forward) is all input
+    gradient.
+    """
+    shape, tokens = s.shape, s.step_tokens
+    param = 2 * shape.N * tokens
+    attention = 4 * shape.n_layers * s.seq_len * shape.hidden * tokens
+    return {"forward": param + attention, "dX": param + 2 * attention, "dW": param}
+
+
 def six_n_flops(s: Settings) -> float:
     """The 6N rule plus attention for a step: 6*N*T + 12*L*S*H*T (the transformer's closed form)."""
-    shape, tokens = s.shape, s.step_tokens
-    return 6 * shape.N * tokens + 12 * shape.n_layers * s.seq_len * shape.hidden * tokens
+    return sum(six_n_by_phase(s).values())
 
 
 def summarize(s: Settings, items: list[LineItem]) -> StepRow:
