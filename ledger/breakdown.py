@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from .errors import LedgerError
-from .layers import CLASSES, OPTICAL_CLASSES, PHASES, STATIC_CLASSES, LineItem
+from .layers import ALL_PHASES, CLASSES, OPTICAL_CLASSES, RECOMPUTE, STATIC_CLASSES, LineItem
 from .settings import Settings, circulant_matrices
 from .shares import share
 from .step import step_items
@@ -42,7 +42,8 @@ class UnitCost:
 
     @property
     def backward(self) -> float:
-        return self.phase("dX") + self.phase("dW")
+        """The backward pass as it runs: any recompute, dX and dW."""
+        return self.phase(RECOMPUTE) + self.phase("dX") + self.phase("dW")
 
     def optical(self, *phases: str) -> float:
         return sum(self.flops[p][c] for p in phases for c in OPTICAL_CLASSES)
@@ -53,7 +54,7 @@ class UnitCost:
 
     @property
     def optical_backward(self) -> float:
-        return self.optical("dX", "dW")
+        return self.optical(RECOMPUTE, "dX", "dW")
 
     @property
     def backward_over_forward(self) -> float:
@@ -81,7 +82,7 @@ def unit_cost(items: Iterable[LineItem], prefix: str, units: float, name: str, u
     """Sum the items whose op starts with `prefix` by phase and class, divided by `units`."""
     if not units or units <= 0:
         raise LedgerError(f"units = {units!r}: must be a positive number")
-    table = {phase: dict.fromkeys(CLASSES, 0.0) for phase in PHASES}
+    table = {phase: dict.fromkeys(CLASSES, 0.0) for phase in ALL_PHASES}
     found = False
     for item in items:
         if item.op.startswith(prefix):

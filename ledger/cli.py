@@ -9,7 +9,7 @@ from typing import Sequence
 
 from .errors import LedgerError
 from .report import DEFAULT_SEQ_LENS, results_json, results_markdown
-from .settings import VARIANTS, Device, Settings
+from .settings import MASK_SPECTRA, RECOMPUTE_MODES, VARIANTS, Device, Settings
 from .shapes import ModelShape
 from .costs import Costs
 
@@ -38,6 +38,16 @@ def _positive_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number (a positive number is needed)") from None
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"{text} is not a positive finite number")
+    return value
+
+
+def _speedup(text: str) -> float:
+    try:
+        value = float(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (a positive speed-up, or inf, is needed)") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not positive (a positive speed-up, or inf, is needed)")
     return value
 
 
@@ -74,6 +84,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--causal-attention", action="store_true", help="halve QK^T and AV for the causal mask")
     p.add_argument("--fft-constant", type=_positive_float, default=Costs().fft_constant, metavar="C",
                    help="real FFT costs C n log2 n FLOPs (default: 2.5)")
+    p.add_argument("--recompute", choices=RECOMPUTE_MODES, default=d.recompute,
+                   help="activation recomputation: none, or full (every block's forward again before its "
+                        "backward; default: none)")
+    p.add_argument("--mask-spectrum", choices=MASK_SPECTRA, default=d.mask_spectrum,
+                   help="values a mask holds per transform of length n: one-sided n/2+1, two-sided n "
+                        "(default: one-sided)")
+    p.add_argument("--optical-speedup", type=_speedup, default=d.optical_speedup, metavar="S",
+                   help="the optical engine runs its work S times faster; Amdahl = 1/((1-p)+p/S) "
+                        "(default: inf, the bound 1/(1-p))")
     p.add_argument("--pixels", type=_positive_float, default=dev.pixels, help="mask pixels (default: 2e6)")
     p.add_argument("--values-per-pixel", type=_positive_float, default=dev.values_per_pixel,
                    help="complex values per pixel (default: 1)")
@@ -91,7 +110,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
                     gpus=args.gpus, gpu_flops=args.gpu_flops)
     costs = Costs(fft_constant=args.fft_constant, causal_attention=args.causal_attention)
     return Settings(step_tokens=args.step_tokens, block=args.block, shape=shape, costs=costs, device=device,
-                    hybrid_attention_fraction=args.hybrid_attention_fraction,
+                    hybrid_attention_fraction=args.hybrid_attention_fraction, recompute=args.recompute,
+                    mask_spectrum=args.mask_spectrum, optical_speedup=args.optical_speedup,
                     seq_len=args.step_tokens)  # a placeholder that divides the step; each row sets its own
 
 

@@ -18,3 +18,10 @@ def check_positive_number(name: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
         raise LedgerError(f"{name} = {value!r}: must be a positive finite number")
     return float(value)
+
+
+def check_speedup(value) -> float:
+    """`value` as a float if it is a positive number, infinity allowed (a free engine); else a LedgerError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or value <= 0:
+        raise LedgerError(f"optical_speedup = {value!r}: must be a positive number (inf for a free engine)")
+    return float(value)

@@ -14,6 +14,11 @@ from dataclasses import dataclass
 from .settings import Settings
 
 PHASES = ("forward", "dX", "dW")
+"""The three passes of the 6N accounting: forward, input gradient, weight gradient."""
+RECOMPUTE = "recompute"
+"""The phase of forward work run again in the backward pass (Settings.recompute = "full")."""
+ALL_PHASES = ("forward", RECOMPUTE, "dX", "dW")
+"""Every phase a line item can carry, in the order a step runs them."""
 CLASSES = ("transform", "weight_product", "data_product", "digital")
 OPTICAL_CLASSES = ("transform", "weight_product", "data_product")
 STATIC_CLASSES = ("transform", "weight_product")
@@ -76,6 +81,7 @@ def long_convolutions(s: Settings, n_layers: int) -> list[LineItem]:
     c = s.costs
     n = s.fft_len
     bins = c.bins(n)
+    mask = s.mask_bins(n)  # complex values one transform puts on a mask
     fft = c.rfft(n)
     convs = 2 * s.shape.hidden * n_layers  # per sequence: s.channel_convolutions when n_layers = s.hyena_layers
     per_seq = s.sequences * convs
@@ -83,15 +89,15 @@ def long_convolutions(s: Settings, n_layers: int) -> list[LineItem]:
     return [
         LineItem("long conv: rFFT of u", "hyena", "forward", "transform", "sequence", per_seq, per_seq * fft),
         LineItem("long conv: H . U", "hyena", "forward", "weight_product", "sequence", per_seq, per_seq * product,
-                 mask_values=convs * bins),
+                 mask_values=convs * mask),
         LineItem("long conv: inverse rFFT to y", "hyena", "forward", "transform", "sequence", per_seq, per_seq * fft),
         LineItem("long conv: rFFT of filter h", "hyena", "forward", "transform", "step", convs, convs * fft),
         LineItem("long conv: rFFT of g", "hyena", "dX", "transform", "sequence", per_seq, per_seq * fft),
         LineItem("long conv: G . conj(H)", "hyena", "dX", "weight_product", "sequence", per_seq, per_seq * product,
-                 mask_values=convs * bins),
+                 mask_values=convs * mask),
         LineItem("long conv: inverse rFFT to du", "hyena", "dX", "transform", "sequence", per_seq, per_seq * fft),
         LineItem("long conv: G . conj(U)", "hyena", "dW", "data_product", "sequence", per_seq, per_seq * product,
-                 mask_values=per_seq * bins),
+                 mask_values=per_seq * mask),
         LineItem("long conv: accumulate dH over the step", "hyena", "dW", "digital", "sequence", per_seq * bins,
                  per_seq * bins * c.complex_add_flops),
         LineItem("long conv: inverse rFFT of dH", "hyena", "dW", "transform", "step", convs, convs * fft),
@@ -104,6 +110,7 @@ def circulant_matrix(s: Settings, name: str, layer: str, rows: int, cols: int, n
     b = s.block
     p, q = rows // b, cols // b
     bins = c.bins(b)
+    mask = s.mask_bins(b)  # complex values one block transform puts on a mask
     fft = c.rfft(b)
     product = bins * c.complex_mul_flops
     tokens = s.step_tokens * n_layers
@@ -111,7 +118,7 @@ def circulant_matrix(s: Settings, name: str, layer: str, rows: int, cols: int, n
     return [
         LineItem(f"{name}: rFFT of x blocks", layer, "forward", "transform", "token", tokens * q, tokens * q * fft),
         LineItem(f"{name}: W_ij . X_j", layer, "forward", "weight_product", "token", tokens * blocks,
-                 tokens * blocks * product, mask_values=n_layers * blocks * bins),
+                 tokens * blocks * product, mask_values=n_layers * blocks * mask),
         LineItem(f"{name}: sum over input blocks", layer, "forward", "digital", "token", tokens * p * (q - 1) * bins,
                  tokens * p * (q - 1) * bins * c.complex_add_flops),
         LineItem(f"{name}: inverse rFFT to y blocks", layer, "forward", "transform", "token", tokens * p,
@@ -120,13 +127,13 @@ def circulant_matrix(s: Settings, name: str, layer: str, rows: int, cols: int, n
                  n_layers * blocks * fft),
         LineItem(f"{name}: rFFT of g blocks", layer, "dX", "transform", "token", tokens * p, tokens * p * fft),
         LineItem(f"{name}: G_i . conj(W_ij)", layer, "dX", "weight_product", "token", tokens * blocks,
-                 tokens * blocks * product, mask_values=n_layers * blocks * bins),
+                 tokens * blocks * product, mask_values=n_layers * blocks * mask),
         LineItem(f"{name}: sum over output blocks", layer, "dX", "digital", "token", tokens * q * (p - 1) * bins,
                  tokens * q * (p - 1) * bins * c.complex_add_flops),
         LineItem(f"{name}: inverse rFFT to dx blocks", layer, "dX", "transform", "token", tokens * q,
                  tokens * q * fft),
         LineItem(f"{name}: G_i . conj(X_j)", layer, "dW", "data_product", "token", tokens * blocks,
-                 tokens * blocks * product, mask_values=tokens * q * bins),
+                 tokens * blocks * product, mask_values=tokens * q * mask),
         LineItem(f"{name}: accumulate dW over the step", layer, "dW", "digital", "token", tokens * blocks * bins,
                  tokens * blocks * bins * c.complex_add_flops),
         LineItem(f"{name}: inverse rFFT of dW blocks", layer, "dW", "transform", "step", n_layers * blocks,

@@ -1,6 +1,7 @@
 """results.md and results.json: the step table, the 6N check, the mask budget and the numeric checks."""
 from __future__ import annotations
 
+import math
 from dataclasses import asdict
 from typing import Any, Iterable, Sequence
 
@@ -45,7 +46,10 @@ def build_rows(base: Settings, variants: Sequence[str] = VARIANTS,
 
 def results_json(base: Settings, variants: Sequence[str] = VARIANTS,
                  seq_lens: Sequence[int] = DEFAULT_SEQ_LENS, checks: Iterable | None = None) -> dict[str, Any]:
-    """The JSON contract: model, step_tokens, rows (one per variant and length), plus settings and checks."""
+    """The JSON contract: model, step_tokens, rows (one per variant and length), plus settings and checks.
+
+    optical_speedup is null when infinite (JSON has no infinity).
+    """
     shape = base.shape
     rows = build_rows(base, variants, seq_lens)
     return {
@@ -56,6 +60,9 @@ def results_json(base: Settings, variants: Sequence[str] = VARIANTS,
         "step_tokens": base.step_tokens,
         "block": base.block,
         "hybrid_attention_fraction": base.hybrid_attention_fraction,
+        "recompute": base.recompute,
+        "mask_spectrum": base.mask_spectrum,
+        "optical_speedup": base.optical_speedup if math.isfinite(base.optical_speedup) else None,
         "costs": asdict(base.costs),
         "device": asdict(base.device),
         "rows": [row.to_json() for row, _ in rows],
@@ -87,7 +94,9 @@ def results_markdown(data: dict[str, Any]) -> str:
            f"{data['hybrid_attention_fraction']}. Conventions: matmul {data['costs']['flops_per_mac']:g}mnk, "
            f"real FFT {data['costs']['fft_constant']:g} n log2 n, complex multiply "
            f"{data['costs']['complex_mul_flops']:g}, complex add {data['costs']['complex_add_flops']:g}, causal "
-           f"halving {'on' if data['costs']['causal_attention'] else 'off'}.", "",
+           f"halving {'on' if data['costs']['causal_attention'] else 'off'}. Recompute {data['recompute']}; mask "
+           f"spectrum {data['mask_spectrum']}; optical speed-up "
+           f"{'infinite' if data['optical_speedup'] is None else format(data['optical_speedup'], 'g')}.", "",
            "## 1. Cross-check: the 6N rule", "",
            f"Matrix parameters (norms left out): {m['matrix_params']:,}. N, the parameters that multiply "
            f"activations (input embedding left out, a lookup): {m['N']:,}.", ""]

@@ -5,7 +5,7 @@ import math
 from dataclasses import dataclass, field
 
 from .costs import Costs
-from .errors import LedgerError, check_positive_int, check_positive_number
+from .errors import LedgerError, check_positive_int, check_positive_number, check_speedup
 from .shapes import LLAMA3_8B, ModelShape
 
 VARIANTS = ("transformer", "hyena2", "hybrid", "hyena2_circulant")
@@ -13,6 +13,11 @@ DEFAULT_STEP_TOKENS = 1_048_576
 """One optimizer step of 2**20 tokens, about what Llama-scale runs use."""
 DEFAULT_HYBRID_ATTENTION_FRACTION = 0.25
 """The hybrid keeps attention in a quarter of its layers (every fourth layer; illustrative)."""
+RECOMPUTE_MODES = ("none", "full")
+"""none: activations kept from the forward pass. full: every block's forward run again before its backward."""
+MASK_SPECTRA = ("one-sided", "two-sided")
+"""one-sided: a mask holds the n/2+1 bins of a real FFT (Hermitian symmetry). two-sided: all n bins,
+as a Fourier plane does (the symmetry saves digital work, not pixels)."""
 
 
 @dataclass(frozen=True)
@@ -58,8 +63,20 @@ class Settings:
     shape: ModelShape = LLAMA3_8B
     costs: Costs = field(default_factory=Costs)
     device: Device = field(default_factory=Device)
+    recompute: str = "none"
+    """Activation recomputation: "none" or "full" (every block's forward again before its backward;
+    the LM head is not recomputed, nor the per-step filter and weight-block transforms)."""
+    mask_spectrum: str = "one-sided"
+    """Complex values a mask holds per transform of length n: "one-sided" n/2+1, "two-sided" n."""
+    optical_speedup: float = math.inf
+    """How many times faster the optical engine runs the work it takes (inf: that work becomes free)."""
 
     def __post_init__(self) -> None:
+        if self.recompute not in RECOMPUTE_MODES:
+            raise LedgerError(f"recompute = {self.recompute!r}: must be one of {', '.join(RECOMPUTE_MODES)}")
+        if self.mask_spectrum not in MASK_SPECTRA:
+            raise LedgerError(f"mask_spectrum = {self.mask_spectrum!r}: must be one of {', '.join(MASK_SPECTRA)}")
+        check_speedup(self.optical_speedup)
         if self.variant not in VARIANTS:
             raise LedgerError(f"variant = {self.variant!r}: must be one of {', '.join(VARIANTS)}")
         check_positive_int("seq_len", self.seq_len)
@@ -83,6 +100,10 @@ class Settings:
     def fft_len(self) -> int:
         """Long-convolution FFT length n = 2S: zero padding that keeps the causal product linear."""
         return 2 * self.seq_len
+
+    def mask_bins(self, n: int) -> int:
+        """Complex values one transform of length n puts on a mask: n//2 + 1 (one-sided) or n (two-sided)."""
+        return n if self.mask_spectrum == "two-sided" else self.costs.bins(n)
 
     @property
     def attention_layers(self) -> int:

@@ -1,12 +1,15 @@
 """Group-bys over a step's line items: FLOPs by phase and class, the optical shares, Amdahl bounds."""
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from typing import Iterable
 
-from .layers import CLASSES, OPTICAL_CLASSES, PHASES, STATIC_CLASSES, LineItem
+from .errors import check_speedup
+from .layers import ALL_PHASES, CLASSES, OPTICAL_CLASSES, RECOMPUTE, STATIC_CLASSES, LineItem
 
 BACKWARD_PHASES = ("dX", "dW")
+"""The backward pass of the 6N accounting; as it runs, the backward pass also holds any recompute."""
 
 
 def group_flops(items: Iterable[LineItem], *keys: str) -> dict:
@@ -19,17 +22,20 @@ def group_flops(items: Iterable[LineItem], *keys: str) -> dict:
 
 
 def flops_by_phase_and_class(items: Iterable[LineItem]) -> dict[str, dict[str, float]]:
-    """{phase: {class: FLOPs}} for forward, dX and dW, every class present (zeros included)."""
-    table = {phase: dict.fromkeys(CLASSES, 0.0) for phase in PHASES}
+    """{phase: {class: FLOPs}} for forward, recompute, dX and dW, every class present (zeros included).
+
+    The "recompute" row is all zeros unless the step was counted with Settings.recompute = "full".
+    """
+    table = {phase: dict.fromkeys(CLASSES, 0.0) for phase in ALL_PHASES}
     for item in items:
         table[item.phase][item.cls] += item.flops
     return table
 
 
 def flops_by_pass(items: Iterable[LineItem]) -> dict[str, dict[str, float]]:
-    """{"forward"|"backward": {class: FLOPs}}; backward is dX + dW."""
+    """{"forward"|"backward": {class: FLOPs}}; backward is the pass as it runs: recompute + dX + dW."""
     by_phase = flops_by_phase_and_class(items)
-    backward = {cls: by_phase["dX"][cls] + by_phase["dW"][cls] for cls in CLASSES}
+    backward = {cls: by_phase[RECOMPUTE][cls] + by_phase["dX"][cls] + by_phase["dW"][cls] for cls in CLASSES}
     return {"forward": by_phase["forward"], "backward": backward}
 
 
@@ -48,6 +54,11 @@ def share(part: float, whole: float) -> float:
     return part / whole if whole > 0 else 0.0
 
 
-def amdahl(fraction: float) -> float:
-    """Amdahl's bound on the speed-up if `fraction` of the work became free: 1 / (1 - fraction)."""
-    return 1.0 / (1.0 - fraction) if fraction < 1.0 else float("inf")
+def amdahl(fraction: float, speedup: float = math.inf) -> float:
+    """Amdahl's law: the step's speed-up if `fraction` of its work runs `speedup` times faster.
+
+    1 / ((1 - fraction) + fraction / speedup); with speedup = inf (the default) the bound 1 / (1 - fraction).
+    """
+    s = check_speedup(speedup)
+    rest = (1.0 - fraction) + fraction / s
+    return 1.0 / rest if rest > 0 else math.inf

@@ -10,7 +10,8 @@ from .masks import digital_step_seconds, mask_budget
 from .settings import Device, Settings
 from .costs import Costs
 from .shares import amdahl, flops_by_pass, optical, share, static
-from .step import step_items
+from .layers import RECOMPUTE
+from .step import matrix_params, step_items
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,10 @@ class StepRow:
     step_flops: float
     weight_mask_frames: int
     data_mask_frames: int
+    recompute_flops: float
+    """FLOPs of forward work run again in the backward pass (0 unless recompute = "full"); in backward_flops."""
+    matrix_params: int
+    """Weights the variant's matrix products use (LM head included; block-circulant ones hold 1/b)."""
 
     def to_json(self) -> dict[str, Any]:
         row = asdict(self)
@@ -82,12 +87,14 @@ def summarize(s: Settings, items: list[LineItem]) -> StepRow:
         backward_share=share(optical(bwd), backward_flops),
         step_share=step_share, static_share=static_share,
         data_part=share(step_by_class["data_product"], optical_flops),
-        amdahl=amdahl(step_share), amdahl_static=amdahl(static_share),
+        amdahl=amdahl(step_share, s.optical_speedup), amdahl_static=amdahl(static_share, s.optical_speedup),
         weight_mask_s=masks.weight_mask_s, data_mask_s=masks.data_mask_s,
         digital_step_s=digital_step_seconds(step_flops, s.device),
         six_n_ratio=step_flops / six_n_flops(s) if s.variant == "transformer" else None,
         step_tokens=s.step_tokens, step_flops=step_flops,
         weight_mask_frames=masks.weight_frames, data_mask_frames=masks.data_frames,
+        recompute_flops=sum(i.flops for i in items if i.phase == RECOMPUTE),
+        matrix_params=matrix_params(s),
     )
 
 
@@ -95,7 +102,8 @@ def step_row(settings: Settings | None = None, **overrides: Any) -> StepRow:
     """The table row for `settings` with any field overridden, e.g. step_row(variant="hyena2", seq_len=2048).
 
     Device figures (pixels, values_per_pixel, frame_rate, gpus, gpu_flops) and cost conventions
-    (fft_constant, causal_attention, ...) may be passed by name too.
+    (fft_constant, causal_attention, ...) may be passed by name too, as may the switches
+    recompute ("none" | "full"), mask_spectrum ("one-sided" | "two-sided") and optical_speedup.
     """
     return summarize(*_settings_and_items(settings, **overrides))
 
