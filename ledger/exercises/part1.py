@@ -42,3 +42,59 @@ numeric("sixn-causal", lambda: step_row(variant="transformer", seq_len=8192, cau
 numeric("sixn-recompute", lambda: _pct(step_row(variant="hyena2", seq_len=4096, recompute="full").step_share),
         rel_tol=0.003, unit="%",
         hint="the recomputed forward work carries its transforms and H.U products too, so the share rises.")
+
+# 02 The gradient of a convolution is a correlation
+def _channel_backward_flops(seq_len: int) -> float:
+    per_channel = long_conv_per_channel(make_settings(variant="hyena2", seq_len=seq_len))
+    return sum(c.flops for c in per_channel if c.per == "sequence" and c.phase != "forward")
+
+
+def _fd_growth() -> float:
+    from ..spectral import check_length
+    return check_length(1000, fd_step=1e-6).input_grad_vs_fd / check_length(1000).input_grad_vs_fd
+
+
+explained("corr-conj-reversal",
+          hint="the DFT of a reversed real signal is the conjugate of its DFT; reversal is a relabelling of pixels.")
+numeric("corr-long-channel", lambda: _channel_backward_flops(8192), rel_tol=1e-4, unit="FLOPs",
+        hint="dX has two transforms and a product; dW only a product and a complex add per bin, "
+             "with n = 2S = 16,384.")
+numeric("corr-fd-step", _fd_growth, rel_tol=0.05,
+        hint="divide the error at fd_step=1e-6 by the error at the default 1e-3; only the finite-difference "
+             "columns move.")
+
+# 03 Three 4f passes
+def _hybrid_step_share(fraction: float) -> float:
+    return _pct(step_row(variant="hybrid", seq_len=4096, hybrid_attention_fraction=fraction).step_share)
+
+
+def _weight_mask_values(seq_len: int) -> float:
+    items = step_items(make_settings(variant="hyena2", seq_len=seq_len))
+    return sum(i.mask_values for i in items if i.cls == "weight_product")
+
+
+numeric("passes-hybrid", lambda: _hybrid_step_share(0.5), rel_tol=0.007, unit="%",
+        hint="a half means 16 of 32 layers keep attention: the long convolutions of those layers are gone.")
+numeric("passes-mask-count", lambda: _weight_mask_values(2048), rel_tol=1e-6, unit="complex values",
+        hint="n/2 + 1 = 2,049 bins per filter, two filters per channel, and each layer is visited twice per step.")
+
+# 04 Block-circulant weights in training
+def _gate_dx_per_token(block: int = 256) -> float:
+    s = make_settings(variant="hyena2_circulant", seq_len=4096, block=block)
+    flops = sum(i.flops for i in step_items(s) if i.op.startswith("mlp gate") and i.phase == "dX")
+    return flops / (s.step_tokens * s.shape.n_layers)
+
+
+def _best_static_share() -> float:
+    rows = [step_row(variant="hyena2_circulant", seq_len=4096, block=b) for b in valid_blocks(LLAMA3_8B, 64, 2048)]
+    return _pct(max(r.static_share for r in rows))
+
+
+numeric("circ-dx-derivation", _gate_dx_per_token, rel_tol=1e-4, unit="FLOPs per token",
+        hint="p = 56 rFFTs of the gradient blocks and q = 16 inverse ones; the sum over i takes q(p-1) "
+             "block adds of b/2+1 bins at 2 FLOPs each.")
+numeric("circ-sequence", lambda: _pct(step_row(variant="hyena2_circulant", seq_len=8192).step_share),
+        rel_tol=0.0005, unit="%",
+        hint="keep the block at 256; only the long convolutions depend on the sequence length.")
+numeric("circ-static-block", _best_static_share, rel_tol=0.0005, unit="%",
+        hint="the static share leaves out the data-by-data products; compare every block from 64 to 2,048.")
