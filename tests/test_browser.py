@@ -177,12 +177,64 @@ def test_explorer_in_chromium(browser, server):
     check_numbers(page, params)
     assert "16 of 32 layers" in page.inner_text("#tx-hybrid-layers")
 
+    # The switches: recompute, the two-sided mask spectrum, a finite optical speed-up.
+    page.click("[data-action=reset]")
+    params = dict(DEFAULT)
+    check_numbers(page, params)
+    assert page.is_hidden("[data-phase=recompute]"), "no recompute bar unless recompute is full"
+    plain_share = ledger.step_row(**params).step_share
+    page.select_option("#tx-recompute", "full")
+    params["recompute"] = "full"
+    check_numbers(page, params)
+    assert ledger.step_row(**params).step_share > plain_share
+    assert page.is_visible("[data-phase=recompute]")
+    recompute_width = page.eval_on_selector_all(
+        "[data-phase=recompute] .tx-seg", "els => els.reduce((a, e) => a + parseFloat(e.style.width), 0)")
+    assert recompute_width > 0
+    page.select_option("#tx-mask_spectrum", "two-sided")
+    params["mask_spectrum"] = "two-sided"
+    check_numbers(page, params)
+    page.fill("#tx-optical_speedup", "10")
+    params["optical_speedup"] = 10.0
+    check_numbers(page, params)
+    page.eval_on_selector("[data-slider-for=optical_speedup]",
+                          "el => { el.value = '2'; el.dispatchEvent(new Event('input', {bubbles: true})); }")
+    assert page.input_value("#tx-optical_speedup") == "100"
+    params["optical_speedup"] = 100.0
+    check_numbers(page, params)
+    page.eval_on_selector("[data-slider-for=optical_speedup]",
+                          "el => { el.value = '7'; el.dispatchEvent(new Event('input', {bubbles: true})); }")
+    assert page.input_value("#tx-optical_speedup") == "inf"
+    del params["optical_speedup"]
+    check_numbers(page, params)
+    for text, words in (("0", "positive number"), ("-2", "positive number"), ("fast", "not a number")):
+        page.fill("#tx-optical_speedup", text)
+        alert = page.locator("[data-alert-for=optical_speedup]")
+        assert alert.is_visible() and words in alert.inner_text(), (text, alert.inner_text())
+        check_numbers(page, params)  # the last good state stays on show
+    page.fill("#tx-optical_speedup", "inf")
+    assert page.locator("[data-alert-for=optical_speedup]").is_hidden()
+    matrix_params = page.get_attribute("[data-metric=matrix_params]", "data-value")
+    assert int(matrix_params) == ledger.step_row(**params).matrix_params
+    page.click("[data-action=reset]")
+    check_numbers(page, DEFAULT)
+    assert page.input_value("#tx-recompute") == "none" and page.input_value("#tx-optical_speedup") == "inf"
+    params = {**DEFAULT, "variant": "hybrid", "hybrid_attention_fraction": 0.5, "seq_len": 16384,
+              "step_tokens": 2 ** 24}
+    for name in ("variant", "seq_len", "step_tokens", "hybrid_attention_fraction"):
+        if name == "variant":
+            page.select_option("#tx-variant", "hybrid")
+        else:
+            page.fill(f"#tx-{name}", str(params[name]))
+    check_numbers(page, params)
+
     # The transformer: every bar digital.
     page.select_option("#tx-variant", "transformer")
     params["variant"] = "transformer"
     check_numbers(page, params)
     widths = page.eval_on_selector_all(
-        "#tx-flop-bars .tx-seg", "els => els.map(e => [e.dataset.class, parseFloat(e.style.width)])")
+        "#tx-flop-bars .tx-bar-row:not([hidden]) .tx-seg",
+        "els => els.map(e => [e.dataset.class, parseFloat(e.style.width)])")
     assert widths and all(w == 0 for cls, w in widths if cls != "digital")
     assert all(w > 0 for cls, w in widths if cls == "digital")
 
@@ -221,10 +273,15 @@ def test_explorer_in_chromium(browser, server):
             "hybrid_attention_fraction": ["0", "0.5", "1", "0.33", "1.5", "."],
             "pixels": ["2e6", "1e9", "5e3", "1e10", "abc"],
             "gpus": ["1", "64", "1000", "2.5"],
-            "gpu_flops": ["400e12", "1e15", "3.2e13", "1e-3"]}
+            "gpu_flops": ["400e12", "1e15", "3.2e13", "1e-3"],
+            "optical_speedup": ["inf", "10", "1", "0.5", "1e6", "0", "-1", "x"]}
     for _ in range(40):
         if rng.random() < 0.2:
             page.select_option("#tx-variant", rng.choice(ledger.VARIANTS))
+        if rng.random() < 0.15:
+            page.select_option("#tx-recompute", rng.choice(ledger.RECOMPUTE_MODES))
+        if rng.random() < 0.15:
+            page.select_option("#tx-mask_spectrum", rng.choice(ledger.MASK_SPECTRA))
         control = rng.choice(sorted(pool))
         page.fill(f"#tx-{control}", rng.choice(pool[control]))
         state = page.evaluate("() => window.TxExplorer.state")

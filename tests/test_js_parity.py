@@ -1,7 +1,7 @@
 """The explorer's JavaScript ledger (book/_static/explorer.js) against the Python ledger.
 
 The very file the book serves is run under Node on 600 random parameter points (every variant,
-sequence length, block, step size, device figure and a few cost conventions) and every output
+sequence length, block, step size, device figure, switch and a few cost conventions) and every output
 is compared with ledger.step_row to a relative 1e-12; the bad inputs the Python refuses must be
 refused by the JavaScript too, naming the same parameter.
 """
@@ -67,6 +67,9 @@ def random_points(n: int, seed: int = 20261130) -> list[dict]:
             "gpus": rng.choice([1, 8, 64, 1024, rng.randint(1, 100_000)]),
             "gpu_flops": 10 ** rng.uniform(12, 16),
         }
+        if i % 3 == 0:  # the switches of issue 8 now and then
+            p.update(recompute=rng.choice(["none", "full"]), mask_spectrum=rng.choice(["one-sided", "two-sided"]),
+                     optical_speedup=rng.choice([1, 2.5, 10, 1000, 10 ** rng.uniform(-1, 6)]))
         if i % 5 == 0:  # other cost conventions now and then
             p.update(fft_constant=rng.choice([2.5, 5.0, rng.uniform(1, 6)]),
                      complex_mul_flops=rng.choice([6.0, 4.0, 8.0]),
@@ -74,10 +77,12 @@ def random_points(n: int, seed: int = 20261130) -> list[dict]:
                      flops_per_mac=rng.choice([2.0, 1.0]),
                      causal_attention=rng.choice([False, True]))
         points.append(p)
-    # the book's own rows, exactly
+    # the book's own rows, exactly, and each with every switch thrown
     for variant in ledger.VARIANTS:
         for seq_len in (2048, 4096, 8192, 32768):
             points.append({"variant": variant, "seq_len": seq_len})
+            points.append({"variant": variant, "seq_len": seq_len, "recompute": "full",
+                           "mask_spectrum": "two-sided", "optical_speedup": 10})
     return points
 
 
@@ -105,6 +110,14 @@ BAD = [
     {"seq_len": "4096"},
     {"gpus": "64"},
     {"unknown_knob": 1},
+    {"recompute": "partial"},
+    {"recompute": True},
+    {"mask_spectrum": "both"},
+    {"optical_speedup": 0},
+    {"optical_speedup": -2},
+    {"optical_speedup": float("nan")},
+    {"optical_speedup": float("-inf")},
+    {"optical_speedup": "10"},
 ]
 
 
@@ -159,6 +172,17 @@ def test_js_matches_python_on_random_points():
         assert ("six_n_ratio" in js) == ("six_n_ratio" in expected), p
     assert seen_variants == set(ledger.VARIANTS)
     assert not mismatches, f"{len(mismatches)} mismatches, first: " + "\n".join(mismatches[:10])
+
+
+def test_js_switch_rows_are_the_book_rows():
+    """Full recompute, two-sided masks and a finite speed-up, at the circulant 4,096 row."""
+    base = {"variant": "hyena2_circulant", "seq_len": 4096}
+    rows = run_js([{**base, "recompute": "full"}, {**base, "mask_spectrum": "two-sided"},
+                   {**base, "optical_speedup": 10}], [])["rows"]
+    assert f"{100 * rows[0]['step_share']:.2f}" == "16.10" and rows[0]["recompute_flops"] > 0
+    assert [f"{rows[1][k]:.2f}" for k in ("weight_mask_s", "data_mask_s")] == ["2.11", "766.51"]
+    assert f"{rows[2]['amdahl']:.3f}x" == "1.123x"
+    assert rows[0]["matrix_params"] == ledger.step_row(**base).matrix_params == 555_745_280
 
 
 def test_js_default_row_is_the_book_row():

@@ -22,6 +22,13 @@
 
   var VARIANTS = ["transformer", "hyena2", "hybrid", "hyena2_circulant"];
   var PHASES = ["forward", "dX", "dW"];
+  // Forward work run again in the backward pass (recompute = "full"), and every phase in step order.
+  var RECOMPUTE = "recompute";
+  var ALL_PHASES = ["forward", RECOMPUTE, "dX", "dW"];
+  var RECOMPUTE_MODES = ["none", "full"];
+  var MASK_SPECTRA = ["one-sided", "two-sided"];
+  // The layers inside a block: what full recomputation runs again (not the embedding, not the LM head).
+  var BLOCK_LAYERS = ["attention", "hyena", "mlp"];
   var CLASSES = ["transform", "weight_product", "data_product", "digital"];
   var OPTICAL_CLASSES = ["transform", "weight_product", "data_product"];
   // What an engine whose masks change only between optimizer steps could take.
@@ -46,14 +53,18 @@
     pixels: 2e6, values_per_pixel: 1, frame_rate: 1031, gpus: 64, gpu_flops: 400e12,
     // Cost conventions (ledger/costs.py Costs).
     fft_constant: 2.5, complex_mul_flops: 6, complex_add_flops: 2, flops_per_mac: 2,
-    causal_attention: false
+    causal_attention: false,
+    // Switches (ledger/settings.py): activation recomputation, the spectrum a mask holds, and the
+    // optical engine's speed-up on the work it takes (Infinity: that work becomes free).
+    recompute: "none", mask_spectrum: "one-sided", optical_speedup: Infinity
   };
   // The page opens on the block-circulant row of the training-step table.
   var PAGE_DEFAULTS = Object.assign({}, DEFAULTS, { variant: "hyena2_circulant" });
   var DEVICE_FIELDS = ["pixels", "values_per_pixel", "frame_rate", "gpus", "gpu_flops"];
   var COST_FIELDS = ["fft_constant", "complex_mul_flops", "complex_add_flops", "flops_per_mac",
                      "causal_attention"];
-  var SETTINGS_FIELDS = ["variant", "seq_len", "step_tokens", "block", "hybrid_attention_fraction"];
+  var SETTINGS_FIELDS = ["variant", "seq_len", "step_tokens", "block", "hybrid_attention_fraction",
+                         "recompute", "mask_spectrum", "optical_speedup"];
 
   /** The one error the module throws for bad input (Python: ledger.LedgerError). */
   function LedgerError(message, param) {
@@ -80,6 +91,15 @@
     if (!isNumber(value) || !isFinite(value) || value <= 0) {
       throw LedgerError(name + " = " + repr(value) + ": must be a positive finite number", name);
     }
+  }
+
+  /** A positive number, Infinity allowed (a free engine); else a LedgerError naming optical_speedup. */
+  function checkSpeedup(value) {
+    if (!isNumber(value) || isNaN(value) || value <= 0) {
+      throw LedgerError("optical_speedup = " + repr(value) + ": must be a positive number (inf for a free engine)",
+                        "optical_speedup");
+    }
+    return value;
   }
 
   /** The (name, rows M, columns K) of each block-circulant matrix; the LM head stays dense. */
@@ -126,6 +146,15 @@
       throw LedgerError("causal_attention = " + repr(s.causal_attention) + ": must be True or False",
                         "causal_attention");
     }
+    if (RECOMPUTE_MODES.indexOf(s.recompute) < 0) {
+      throw LedgerError("recompute = " + repr(s.recompute) + ": must be one of " + RECOMPUTE_MODES.join(", "),
+                        "recompute");
+    }
+    if (MASK_SPECTRA.indexOf(s.mask_spectrum) < 0) {
+      throw LedgerError("mask_spectrum = " + repr(s.mask_spectrum) + ": must be one of " +
+                        MASK_SPECTRA.join(", "), "mask_spectrum");
+    }
+    checkSpeedup(s.optical_speedup);
     if (VARIANTS.indexOf(s.variant) < 0) {
       throw LedgerError("variant = " + repr(s.variant) + ": must be one of " + VARIANTS.join(", "),
                         "variant");
@@ -160,6 +189,8 @@
   function rfft(s, n) { return s.fft_constant * n * Math.log2(n); }          // 2.5 n log2 n
   function bins(n) { return Math.floor(n / 2) + 1; }                         // n//2 + 1
   function attentionFactor(s) { return s.causal_attention ? 0.5 : 1.0; }
+  // Complex values one transform of length n puts on a mask: n/2 + 1 (one-sided) or n (two-sided).
+  function maskBins(s, n) { return s.mask_spectrum === "two-sided" ? n : bins(n); }
 
   function item(op, layer, phase, cls, per, count, flops, maskValues) {
     return { op: op, layer: layer, phase: phase, cls: cls, per: per, count: count, flops: flops,
@@ -216,6 +247,7 @@
   function longConvolutions(s, nLayers) {
     var n = s.fft_len;
     var nb = bins(n);
+    var mask = maskBins(s, n);  // complex values one transform puts on a mask
     var fft = rfft(s, n);
     var convs = 2 * s.shape.hidden * nLayers;  // per sequence
     var perSeq = s.sequences * convs;
@@ -223,15 +255,15 @@
     return [
       item("long conv: rFFT of u", "hyena", "forward", "transform", "sequence", perSeq, perSeq * fft),
       item("long conv: H . U", "hyena", "forward", "weight_product", "sequence", perSeq, perSeq * product,
-           convs * nb),
+           convs * mask),
       item("long conv: inverse rFFT to y", "hyena", "forward", "transform", "sequence", perSeq, perSeq * fft),
       item("long conv: rFFT of filter h", "hyena", "forward", "transform", "step", convs, convs * fft),
       item("long conv: rFFT of g", "hyena", "dX", "transform", "sequence", perSeq, perSeq * fft),
       item("long conv: G . conj(H)", "hyena", "dX", "weight_product", "sequence", perSeq, perSeq * product,
-           convs * nb),
+           convs * mask),
       item("long conv: inverse rFFT to du", "hyena", "dX", "transform", "sequence", perSeq, perSeq * fft),
       item("long conv: G . conj(U)", "hyena", "dW", "data_product", "sequence", perSeq, perSeq * product,
-           perSeq * nb),
+           perSeq * mask),
       item("long conv: accumulate dH over the step", "hyena", "dW", "digital", "sequence", perSeq * nb,
            perSeq * nb * s.complex_add_flops),
       item("long conv: inverse rFFT of dH", "hyena", "dW", "transform", "step", convs, convs * fft)
@@ -246,6 +278,7 @@
     var b = s.block;
     var p = Math.floor(rows / b), q = Math.floor(cols / b);
     var nb = bins(b);
+    var mask = maskBins(s, b);  // complex values one block transform puts on a mask
     var fft = rfft(s, b);
     var product = nb * s.complex_mul_flops;
     var tokens = s.step_tokens * nLayers;
@@ -254,7 +287,7 @@
     return [
       item(name + ": rFFT of x blocks", layer, "forward", "transform", "token", tokens * q, tokens * q * fft),
       item(name + ": W_ij . X_j", layer, "forward", "weight_product", "token", tokens * blocks,
-           tokens * blocks * product, nLayers * blocks * nb),
+           tokens * blocks * product, nLayers * blocks * mask),
       item(name + ": sum over input blocks", layer, "forward", "digital", "token", tokens * p * (q - 1) * nb,
            tokens * p * (q - 1) * nb * add),
       item(name + ": inverse rFFT to y blocks", layer, "forward", "transform", "token", tokens * p,
@@ -263,13 +296,13 @@
            nLayers * blocks * fft),
       item(name + ": rFFT of g blocks", layer, "dX", "transform", "token", tokens * p, tokens * p * fft),
       item(name + ": G_i . conj(W_ij)", layer, "dX", "weight_product", "token", tokens * blocks,
-           tokens * blocks * product, nLayers * blocks * nb),
+           tokens * blocks * product, nLayers * blocks * mask),
       item(name + ": sum over output blocks", layer, "dX", "digital", "token", tokens * q * (p - 1) * nb,
            tokens * q * (p - 1) * nb * add),
       item(name + ": inverse rFFT to dx blocks", layer, "dX", "transform", "token", tokens * q,
            tokens * q * fft),
       item(name + ": G_i . conj(X_j)", layer, "dW", "data_product", "token", tokens * blocks,
-           tokens * blocks * product, tokens * q * nb),
+           tokens * blocks * product, tokens * q * mask),
       item(name + ": accumulate dW over the step", layer, "dW", "digital", "token", tokens * blocks * nb,
            tokens * blocks * nb * add),
       item(name + ": inverse rFFT of dW blocks", layer, "dW", "transform", "step", nLayers * blocks,
@@ -282,38 +315,83 @@
     return [item("embedding lookup", "embedding", "forward", "digital", "token", s.step_tokens, 0.0)];
   }
 
-  /** Every operation of one optimizer step of s.variant (ledger/step.py step_items). */
-  function stepItems(s) {
+  /**
+   * Every weight matrix the variant's matrix products use, in the order a layer runs them, LM head
+   * last (ledger/step.py weight_matrices): {name, layer, rows, cols, nLayers, circulant}.
+   */
+  function weightMatrices(s) {
     var shape = s.shape;
     var h = shape.hidden, kv = shape.n_kv_heads * (shape.hidden / shape.n_heads), inter = shape.intermediate;
-    var items = embedding(s);
     var nAttn = s.attention_layers, nHyena = s.hyena_layers, nAll = shape.n_layers;
-    function add(list) { Array.prototype.push.apply(items, list); }
+    var out = [];
+    function m(name, layer, rows, cols, nLayers, circulant) {
+      out.push({ name: name, layer: layer, rows: rows, cols: cols, nLayers: nLayers, circulant: circulant });
+    }
     if (nAttn) {
-      [["attention q", h], ["attention k", kv], ["attention v", kv], ["attention o", h]].forEach(function (m) {
-        add(denseMatrix(s, m[0], "attention", m[1], h, nAttn));
+      [["attention q", h], ["attention k", kv], ["attention v", kv], ["attention o", h]].forEach(function (a) {
+        m(a[0], "attention", a[1], h, nAttn, false);
       });
-      add(attentionScores(s, nAttn));
     }
     if (s.variant === "hyena2_circulant") {
       var mats = circulantMatrices(shape);
-      add(circulantMatrix(s, mats[0][0], "hyena", mats[0][1], mats[0][2], nHyena));
-      add(hyenaMixing(s, nHyena));
-      add(longConvolutions(s, nHyena));
-      add(circulantMatrix(s, mats[1][0], "hyena", mats[1][1], mats[1][2], nHyena));
-      mats.slice(2).forEach(function (m) { add(circulantMatrix(s, m[0], "mlp", m[1], m[2], nAll)); });
+      m(mats[0][0], "hyena", mats[0][1], mats[0][2], nHyena, true);
+      m(mats[1][0], "hyena", mats[1][1], mats[1][2], nHyena, true);
+      mats.slice(2).forEach(function (c) { m(c[0], "mlp", c[1], c[2], nAll, true); });
     } else {
       if (nHyena) {
-        add(denseMatrix(s, "hyena in-projection", "hyena", 3 * h, h, nHyena));
-        add(hyenaMixing(s, nHyena));
-        add(longConvolutions(s, nHyena));
-        add(denseMatrix(s, "hyena out-projection", "hyena", h, h, nHyena));
+        m("hyena in-projection", "hyena", 3 * h, h, nHyena, false);
+        m("hyena out-projection", "hyena", h, h, nHyena, false);
       }
-      [["mlp gate", inter, h], ["mlp up", inter, h], ["mlp down", h, inter]].forEach(function (m) {
-        add(denseMatrix(s, m[0], "mlp", m[1], m[2], nAll));
+      [["mlp gate", inter, h], ["mlp up", inter, h], ["mlp down", h, inter]].forEach(function (c) {
+        m(c[0], "mlp", c[1], c[2], nAll, false);
       });
     }
-    add(denseMatrix(s, "lm head", "lm_head", shape.vocab, h, 1));
+    m("lm head", "lm_head", shape.vocab, h, 1, false);
+    return out;
+  }
+
+  /** Weights the variant's matrix products use: rows*cols per layer, 1/b of that if block-circulant. */
+  function matrixParams(s) {
+    var total = 0;
+    weightMatrices(s).forEach(function (m) {
+      total += m.nLayers * (m.circulant ? Math.floor(m.rows * m.cols / s.block) : m.rows * m.cols);
+    });
+    return total;
+  }
+
+  function matrixItems(s, m) {
+    return (m.circulant ? circulantMatrix : denseMatrix)(s, m.name, m.layer, m.rows, m.cols, m.nLayers);
+  }
+
+  /**
+   * Full recomputation: every block's per-token and per-sequence forward item again, in phase
+   * "recompute", class kept, no mask values (the backward visit's mask serves it).
+   */
+  function recomputed(items) {
+    var out = [];
+    items.forEach(function (it) {
+      if (it.phase === "forward" && BLOCK_LAYERS.indexOf(it.layer) >= 0 && it.per !== "step") {
+        out.push(item(it.op, it.layer, RECOMPUTE, it.cls, it.per, it.count, it.flops, 0));
+      }
+    });
+    return out;
+  }
+
+  /** Every operation of one optimizer step of s.variant (ledger/step.py step_items). */
+  function stepItems(s) {
+    var items = embedding(s);
+    function add(list) { Array.prototype.push.apply(items, list); }
+    var mats = weightMatrices(s);
+    mats.slice(0, -1).forEach(function (m) {
+      add(matrixItems(s, m));
+      if (m.name === "attention o") add(attentionScores(s, s.attention_layers));
+      else if (m.name === "hyena in-projection") {
+        add(hyenaMixing(s, s.hyena_layers));
+        add(longConvolutions(s, s.hyena_layers));
+      }
+    });
+    if (s.recompute === "full") add(recomputed(items));
+    add(matrixItems(s, mats[mats.length - 1]));
     return items;
   }
 
@@ -325,18 +403,18 @@
     return o;
   }
 
-  /** {phase: {class: FLOPs}} for forward, dX and dW, every class present. */
+  /** {phase: {class: FLOPs}} for forward, recompute, dX and dW, every class present. */
   function flopsByPhaseAndClass(items) {
     var table = {};
-    PHASES.forEach(function (p) { table[p] = zeros(); });
+    ALL_PHASES.forEach(function (p) { table[p] = zeros(); });
     items.forEach(function (it) { table[it.phase][it.cls] += it.flops; });
     return table;
   }
 
-  /** {forward|backward: {class: FLOPs}}; backward is dX + dW. */
+  /** {forward|backward: {class: FLOPs}}; backward is the pass as it runs: recompute + dX + dW. */
   function flopsByPass(byPhase) {
     var backward = {};
-    CLASSES.forEach(function (c) { backward[c] = byPhase.dX[c] + byPhase.dW[c]; });
+    CLASSES.forEach(function (c) { backward[c] = byPhase[RECOMPUTE][c] + byPhase.dX[c] + byPhase.dW[c]; });
     return { forward: byPhase.forward, backward: backward };
   }
 
@@ -349,8 +427,15 @@
   /** part / whole, 0 for an empty whole (a fraction, not a percentage). */
   function share(part, whole) { return whole > 0 ? part / whole : 0.0; }
 
-  /** Amdahl's bound on the speed-up if `fraction` of the work became free: 1 / (1 - fraction). */
-  function amdahl(fraction) { return fraction < 1.0 ? 1.0 / (1.0 - fraction) : Infinity; }
+  /**
+   * Amdahl's law: the step's speed-up if `fraction` of its work runs `speedup` times faster,
+   * 1 / ((1 - fraction) + fraction / speedup); speedup Infinity (the default) gives 1 / (1 - fraction).
+   */
+  function amdahl(fraction, speedup) {
+    var sp = checkSpeedup(speedup === undefined ? Infinity : speedup);
+    var rest = (1.0 - fraction) + fraction / sp;
+    return rest > 0 ? 1.0 / rest : Infinity;
+  }
 
   // ---- Masks (ledger/masks.py) ----
 
@@ -404,12 +489,15 @@
       backward_share: share(sumOf(bwd, OPTICAL_CLASSES), backwardFlops),
       step_share: stepShare, static_share: staticShare,
       data_part: share(stepByClass.data_product, opticalFlops),
-      amdahl: amdahl(stepShare), amdahl_static: amdahl(staticShare),
+      amdahl: amdahl(stepShare, s.optical_speedup), amdahl_static: amdahl(staticShare, s.optical_speedup),
       weight_mask_s: masks.weight_mask_s, data_mask_s: masks.data_mask_s,
       // The whole step, optical classes included, run digitally on the illustrative cluster.
       digital_step_s: stepFlops / (s.gpus * s.gpu_flops),
       step_tokens: s.step_tokens, step_flops: stepFlops,
       weight_mask_frames: masks.weight_frames, data_mask_frames: masks.data_frames,
+      recompute_flops: byPhase[RECOMPUTE].transform + byPhase[RECOMPUTE].weight_product +
+        byPhase[RECOMPUTE].data_product + byPhase[RECOMPUTE].digital,
+      matrix_params: matrixParams(s),
       // extras, not in StepRow
       flops_by_phase: byPhase,
       weight_mask_values: masks.weight_values, data_mask_values: masks.data_values,
@@ -420,11 +508,12 @@
   }
 
   var api = {
-    VARIANTS: VARIANTS, PHASES: PHASES, CLASSES: CLASSES, OPTICAL_CLASSES: OPTICAL_CLASSES,
+    VARIANTS: VARIANTS, PHASES: PHASES, ALL_PHASES: ALL_PHASES, RECOMPUTE_MODES: RECOMPUTE_MODES,
+    MASK_SPECTRA: MASK_SPECTRA, CLASSES: CLASSES, OPTICAL_CLASSES: OPTICAL_CLASSES,
     STATIC_CLASSES: STATIC_CLASSES, LLAMA3_8B: LLAMA3_8B, DEFAULTS: DEFAULTS,
     PAGE_DEFAULTS: PAGE_DEFAULTS,
     TRAINED_CONTEXT: TRAINED_CONTEXT,
-    makeSettings: makeSettings, stepItems: stepItems, stepRow: stepRow, checkBlock: checkBlock,
+    makeSettings: makeSettings, stepItems: stepItems, weightMatrices: weightMatrices, matrixParams: matrixParams, stepRow: stepRow, checkBlock: checkBlock,
     flopsByPhaseAndClass: flopsByPhaseAndClass, maskBudget: maskBudget, amdahl: amdahl,
     format: null  // filled in below
   };
@@ -472,8 +561,12 @@
     values_per_pixel: { min: 0.01, max: 64, integer: false, label: "values per pixel" },
     frame_rate: { min: 1, max: 1e6, integer: false, label: "frame rate" },
     gpus: { min: 1, max: 1e6, integer: true, label: "GPUs" },
-    gpu_flops: { min: 1e9, max: 1e17, integer: false, label: "FLOP/s per GPU" }
+    gpu_flops: { min: 1e9, max: 1e17, integer: false, label: "FLOP/s per GPU" },
+    // "inf" (or the slider's right end) is an infinitely fast engine: Amdahl's bound.
+    optical_speedup: { min: 0, max: Infinity, integer: false, label: "optical speed-up", infinite: true,
+                       exclusiveMin: true }
   };
+  var INFINITY_RE = /^(\+?inf(inity)?|\u221e)$/i;
   var NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
   /** Parse typed text: digits with optional , _ or spaces as thousands separators, or 400e12. */
@@ -481,11 +574,15 @@
     var lim = LIMITS[name];
     var t = String(text).replace(/[\s,_\u00a0\u2009]/g, "");
     if (!t) return { error: "Enter a number for the " + lim.label + "." };
+    if (lim.infinite && INFINITY_RE.test(t)) return { value: Infinity };
     if (!NUMBER_RE.test(t)) return { error: "\u201c" + text + "\u201d is not a number." };
     var v = Number(t);
     if (!isFinite(v)) return { error: "\u201c" + text + "\u201d is not a finite number." };
     if (lim.integer && !Number.isInteger(v)) {
       return { error: "The " + lim.label + " must be a whole number." };
+    }
+    if (lim.exclusiveMin && !(v > lim.min)) {
+      return { error: "The " + lim.label + " must be a positive number (or inf)." };
     }
     if (v < lim.min || v > lim.max) {
       return { error: "The " + lim.label + " must be from " + showValue(name, lim.min) + " to " +
@@ -496,6 +593,7 @@
 
   /** How a value is written back into its text box. */
   function showValue(name, v) {
+    if (v === Infinity) return "inf";
     if (name === "gpu_flops" || name === "pixels") {
       if (v >= 1e6) {
         var exp = Math.floor(Math.log10(v) / 3) * 3;
@@ -511,17 +609,22 @@
   function sliderToValue(scale, x) {
     if (scale === "log2") return Math.pow(2, x);
     if (scale === "log10") return Number(Math.pow(10, x).toPrecision(3));
+    if (scale === "log10inf") return x >= LOG10INF_TOP ? Infinity : Number(Math.pow(10, x).toPrecision(3));
     return x;
   }
   function valueToSlider(scale, v) {
     if (scale === "log2") return Math.log2(v);
     if (scale === "log10") return Math.log10(v);
+    if (scale === "log10inf") return v === Infinity ? LOG10INF_TOP : Math.min(Math.log10(v), LOG10INF_TOP - 0.05);
     return v;
   }
+  // The speed-up slider runs in log10 steps from 10^-1 to 10^6; its right end (7) means infinite.
+  var LOG10INF_TOP = 7;
 
   var CLASS_LABELS = { transform: "transforms (FFT)", weight_product: "weight-masked products",
                        data_product: "data-by-data products", digital: "digital" };
-  var PHASE_LABELS = { forward: "forward", dX: "input gradient dX", dW: "weight gradient dW" };
+  var PHASE_LABELS = { forward: "forward", recompute: "recompute (forward again)", dX: "input gradient dX",
+                       dW: "weight gradient dW" };
 
   function Explorer(rootEl) {
     this.root = rootEl;
@@ -583,7 +686,7 @@
     var self = this, params = {}, errors = {};
     Object.keys(this.controls).forEach(function (name) {
       var el = self.controls[name];
-      if (name === "variant") { params.variant = el.value; return; }
+      if (el.tagName === "SELECT") { params[name] = el.value; return; }
       var parsed = parseTyped(name, el.value);
       if (parsed.error) errors[name] = parsed.error; else params[name] = parsed.value;
     });
@@ -658,7 +761,7 @@
     this.flopBars = {};
     var host = this.root.querySelector("#tx-flop-bars");
     if (host) {
-      PHASES.forEach(function (phase) {
+      ALL_PHASES.forEach(function (phase) {
         var row = el("div", "tx-bar-row");
         row.setAttribute("data-phase", phase);
         row.appendChild(el("span", "tx-bar-label", PHASE_LABELS[phase]));
@@ -674,7 +777,7 @@
         var value = el("span", "tx-bar-value");
         row.appendChild(value);
         host.appendChild(row);
-        self.flopBars[phase] = { segs: segs, value: value, track: track };
+        self.flopBars[phase] = { segs: segs, value: value, track: track, row: row };
       });
     }
     this.timeBars = {};
@@ -723,10 +826,12 @@
 
     // FLOPs by class, each phase a bar scaled to the largest phase.
     var byPhase = row.flops_by_phase, maxTotal = 0, self = this;
-    PHASES.forEach(function (p) { maxTotal = Math.max(maxTotal, sumOf(byPhase[p], CLASSES)); });
-    PHASES.forEach(function (p) {
+    ALL_PHASES.forEach(function (p) { maxTotal = Math.max(maxTotal, sumOf(byPhase[p], CLASSES)); });
+    ALL_PHASES.forEach(function (p) {
       var bar = self.flopBars[p];
       if (!bar) return;
+      // The recompute bar shows only when the forward pass is run again (recompute = full).
+      if (p === RECOMPUTE) bar.row.hidden = params.recompute !== "full";
       var total = sumOf(byPhase[p], CLASSES);
       CLASSES.forEach(function (c) {
         var w = maxTotal > 0 ? 100 * byPhase[p][c] / maxTotal : 0;
