@@ -21,13 +21,16 @@ from .shares import flops_by_phase_and_class
 from .step import step_items
 from .table import StepRow, make_settings, step_row
 
+SPEEDUPS = (0.5, 1, 2, 5, 10, 20, 50, 100, 1000, 10_000, 1_000_000, math.inf)
+"""The optical speed-ups the panel offers; inf is Amdahl's bound (the optical work becomes free)."""
+
 TRAINED_CONTEXT = 8192
 """Llama-3-8B's trained context: longer sequences are shape-only extrapolations."""
 
 DEFAULTS: dict[str, Any] = {
     "variant": "hyena2_circulant", "seq_len": 4096, "step_tokens": 1_048_576, "block": 256,
     "hybrid_attention_fraction": 0.25, "pixels": 2e6, "values_per_pixel": 1.0, "frame_rate": 1031.0,
-    "gpus": 64, "gpu_flops": 400e12,
+    "gpus": 64, "gpu_flops": 400e12, "optical_speedup": math.inf,
 }
 """The explorer opens on the block-circulant row of the training-step table."""
 
@@ -210,6 +213,7 @@ def explorer(**overrides: Any):
         "frame_rate": logf(start["frame_rate"], 0, 6, "frames per second"),
         "gpus": sel(sorted(set(_powers(0, 16))), start["gpus"], "GPUs"),
         "gpu_flops": logf(start["gpu_flops"], 12, 16, "FLOP/s per GPU"),
+        "optical_speedup": sel(SPEEDUPS, start["optical_speedup"], "optical speed-up s", fmt="{:,.10g}"),
     }
     numbers = w.HTML()
     image = w.Image(format="png")

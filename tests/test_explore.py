@@ -31,7 +31,8 @@ def test_panel_builds_in_the_default_state():
         assert text in box.numbers.value
     assert bytes(box.image.value).startswith(PNG)
     assert set(box.controls) == {"variant", "seq_len", "step_tokens", "block", "hybrid_attention_fraction",
-                                 "pixels", "values_per_pixel", "frame_rate", "gpus", "gpu_flops"}
+                                 "pixels", "values_per_pixel", "frame_rate", "gpus", "gpu_flops",
+                                 "optical_speedup"}
 
 
 def test_panel_recomputes_on_every_control():
@@ -89,3 +90,19 @@ def test_static_figure():
     assert explore.figure_png(fig).startswith(PNG)
     fig = explore.figure(variant="transformer")  # no masks at all: no log of zero
     assert explore.figure_png(fig).startswith(PNG)
+
+
+def test_panel_speedup_control():
+    """A finite optical speed-up lowers both Amdahl figures to 1/((1 - p) + p/s); inf is the bound."""
+    box = explorer()
+    c = box.controls["optical_speedup"]
+    assert c.value == float("inf") and "inf" in [label for label, _ in c.options]
+    c.value = 10
+    row = box.row
+    p = row.step_share
+    assert row.amdahl == 1 / ((1 - p) + p / 10) and format_bound(row.amdahl) in box.numbers.value
+    assert format_bound(row.amdahl) == "1.123x"
+    c.value = 1
+    assert box.row.amdahl == 1.0 and "1.000x" in box.numbers.value
+    c.value = float("inf")
+    assert box.row == ledger.step_row(**explore.DEFAULTS)
