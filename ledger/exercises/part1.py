@@ -98,3 +98,17 @@ numeric("circ-sequence", lambda: _pct(step_row(variant="hyena2_circulant", seq_l
         hint="keep the block at 256; only the long convolutions depend on the sequence length.")
 numeric("circ-static-block", _best_static_share, rel_tol=0.0005, unit="%",
         hint="the static share leaves out the data-by-data products; compare every block from 64 to 2,048.")
+
+# 05 The training-step Amdahl table
+numeric("amdahl-fft-constant",
+        lambda: _pct(step_row(variant="hyena2_circulant", seq_len=4096, fft_constant=5).step_share),
+        rel_tol=0.0005, unit="%",
+        hint="fft_constant=5 doubles every transform's price; products and digital sums keep theirs.")
+numeric("amdahl-block-size",
+        lambda: _pct(step_row(variant="hyena2_circulant", seq_len=4096, block=1024).static_share),
+        rel_tol=0.001, unit="%",
+        hint="the static share leaves out the data-by-data products, which shrink with larger blocks.")
+numeric("amdahl-finite-speedup",
+        lambda: step_row(variant="hyena2_circulant", seq_len=4096, optical_speedup=4).amdahl_static,
+        rel_tol=0.0005, unit="x",
+        hint="use the static share p, not the step share, in 1/((1-p) + p/s) with s = 4.")
