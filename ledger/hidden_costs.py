@@ -9,6 +9,13 @@ only its first S outputs are kept; a circulant block is b samples. Two bounds:
 - "fused": a 4f pass does rFFT, mask product and inverse rFFT in one trip, so a sequence's or
   token's data crosses only on the way in and on the way out; the per-step transforms (filter and
   weight-block spectra, the accumulated gradients) still cross both ways.
+A block-circulant matrix sums its block products over input blocks (forward) or output blocks
+(dX). `block_sum` says where that sum happens in the fused count:
+- "optical": by coherent superposition in the optics, so q blocks go in and p come out per token
+  (forward; dX the mirror image);
+- "digital": as the FLOP classes charge it (complex adds, digital), so every block product
+  W_ij.X_j leaves the optics as a spectrum (p*q*(b/2+1) complex bins per token), and the p summed
+  spectra go back in for the inverse transforms (p*(b/2+1) complex).
 
 Precision. An analog optical path resolves about ENOB bits below its full scale; a gradient
 format carries a significand of a few bits over an exponent range of many binades, and a
@@ -28,6 +35,8 @@ from .step import step_items
 from .table import summarize
 
 MODES = ("separate", "fused")
+BLOCK_SUMS = ("optical", "digital")
+"""Where a block-circulant matrix's sum over blocks happens in the fused count (see the module text)."""
 
 FORMATS = {
     # name: (significand bits including the implicit one, exponent bits)
@@ -61,6 +70,8 @@ class Conversions:
     values_in: float
     values_out: float
     optical_flops: float
+    block_sum: str = "optical"
+    """Where a circulant matrix sums its blocks ("optical" or "digital"); fused mode only."""
 
     @property
     def values(self) -> float:
@@ -72,13 +83,33 @@ class Conversions:
         return self.optical_flops / self.values if self.values else 0.0
 
 
-def conversions(settings: Settings, items: Iterable[LineItem] | None = None, mode: str = "separate") -> Conversions:
-    """Values written into (in) and read out of (out) the optics for every transform of the step."""
+def _is_circulant_sum_boundary(item: LineItem) -> bool:
+    """A per-token circulant item whose data crosses when the block sum is digital: a block product
+    (its spectrum out) or an inverse transform of summed blocks (its spectrum in)."""
+    if item.op.startswith("long conv:") or item.per == "step":
+        return False
+    return (item.cls == "weight_product" and "W_ij" in item.op) or (item.cls == "transform" and _is_inverse(item))
+
+
+def conversions(settings: Settings, items: Iterable[LineItem] | None = None, mode: str = "separate",
+                block_sum: str = "optical") -> Conversions:
+    """Values written into (in) and read out of (out) the optics for every transform of the step.
+
+    `block_sum` ("optical" or "digital") matters only for block-circulant matrices in the fused mode.
+    """
     if mode not in MODES:
         raise LedgerError(f"mode = {mode!r}: must be one of {', '.join(MODES)}")
+    if block_sum not in BLOCK_SUMS:
+        raise LedgerError(f"block_sum = {block_sum!r}: must be one of {', '.join(BLOCK_SUMS)}")
     items = step_items(settings) if items is None else list(items)
     v_in = v_out = 0.0
     for item in items:
+        if mode == "fused" and block_sum == "digital" and _is_circulant_sum_boundary(item):
+            spectrum = 2 * settings.costs.bins(settings.block)  # a block's complex bins, two reals each
+            if item.cls == "weight_product":
+                v_out += item.count * spectrum  # every block product leaves for the digital sum
+            else:
+                v_in += item.count * spectrum  # the summed spectrum comes back for the inverse transform
         if item.cls != "transform":
             continue
         samples, bins = transform_size(item, settings)
@@ -91,7 +122,7 @@ def conversions(settings: Settings, items: Iterable[LineItem] | None = None, mod
             v_in += item.count * (spectrum if inverse else samples)
             v_out += item.count * (samples if inverse else spectrum)
     optical = sum(i.flops for i in items if i.cls in ("transform", "weight_product", "data_product"))
-    return Conversions(mode, v_in, v_out, optical)
+    return Conversions(mode, v_in, v_out, optical, block_sum)
 
 
 @dataclass(frozen=True)
@@ -193,15 +224,16 @@ class HiddenCosts:
 
 
 def hidden_costs(settings: Settings, enob: float = 8, gradient_format: str = "bf16", io_rate: float | None = None,
-                 mode: str = "separate") -> HiddenCosts:
+                 mode: str = "separate", block_sum: str = "optical") -> HiddenCosts:
     """Mask rewrites, conversions and precision of one step; io_rate defaults to the mask device's
-    pixels x frame rate (an input modulator like the mask device, one real number per pixel)."""
+    pixels x frame rate (an input modulator like the mask device, one real number per pixel).
+    `block_sum` says where a circulant matrix sums its blocks in the fused count ("optical" or "digital")."""
     if io_rate is None:
         io_rate = settings.device.pixels * settings.device.frame_rate
     check_positive_number("io_rate", io_rate)
     items = step_items(settings)
     row = summarize(settings, items)
-    conv = conversions(settings, items, mode)
+    conv = conversions(settings, items, mode, block_sum)
     check = precision_check(enob, gradient_format, weight_gradient_contributions(settings))
     return HiddenCosts(row.weight_mask_s, row.data_mask_s, conv, float(io_rate), row.digital_step_s,
                        row.static_share, row.step_share, check)

@@ -88,3 +88,31 @@ def test_bad_input_raises():
         hidden_costs(S(), io_rate=0)
     with pytest.raises(ledger.LedgerError, match="flops_per_parameter"):
         optimizer_flops(ledger.LLAMA3_8B, -1)
+
+
+def test_fused_circulant_with_a_digital_block_sum_by_hand():
+    """Digital sum: every block product's spectrum out, every summed spectrum back in (forward and dX)."""
+    s = S(variant="hyena2_circulant", seq_len=4096)
+    optical_sum = conversions(s, mode="fused", block_sum="optical")
+    digital_sum = conversions(s, mode="fused", block_sum="digital")
+    spectrum = 2 * (s.block // 2 + 1)
+    extra_out = extra_in = 0
+    for name, rows, cols in ledger.circulant_matrices(s.shape):
+        p, q = rows // s.block, cols // s.block
+        extra_out += s.step_tokens * 32 * 2 * p * q * spectrum  # W_ij.X_j and G_i.conj(W_ij)
+        extra_in += s.step_tokens * 32 * (p + q) * spectrum  # p summed spectra forward, q in dX
+    assert digital_sum.values_out - optical_sum.values_out == extra_out
+    assert digital_sum.values_in - optical_sum.values_in == extra_in
+    assert optical_sum == conversions(s, mode="fused")  # today's count stays the default
+    assert digital_sum.block_sum == "digital"
+    # the block sum is a question for circulant matrices only, and for the fused count only
+    for variant in ("hyena2", "hybrid"):
+        h = S(variant=variant)
+        assert conversions(h, mode="fused", block_sum="digital").values == conversions(h, mode="fused").values
+    assert conversions(s, mode="separate", block_sum="digital").values == conversions(s, mode="separate").values
+    assert hidden_costs(s, mode="fused", block_sum="digital").conversions == digital_sum
+
+
+def test_block_sum_refuses_other_values():
+    with pytest.raises(ledger.LedgerError, match=r"^block_sum = 'both': must be one of optical, digital"):
+        conversions(S(variant="hyena2_circulant"), mode="fused", block_sum="both")
