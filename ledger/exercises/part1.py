@@ -136,3 +136,22 @@ numeric("masks-faster-device",
              "frame of rounding.")
 numeric("masks-more-gpus", lambda: _mask_ratio("hyena2", 8192, gpus=1024), rel_tol=0.003,
         hint="the digital step shrinks 16-fold with 1,024 GPUs; the weight-mask rewrite does not.")
+
+# 07 Layer-major order
+def _shared_engine_rate() -> float:
+    settings = Settings(variant="hyena2", seq_len=4096)
+    fused = _hidden.hidden_costs(settings, mode="fused")
+    return fused.conversions.values / step_row(settings).digital_step_s
+
+
+numeric("layer-major-engines", _shared_engine_rate, rel_tol=0.005, unit="numbers/s",
+        hint="divide the fused conversions of one step (into and out of the optics) by the digital step time.")
+numeric("layer-major-fp32",
+        lambda: _schedule.held_activations(Settings(variant="hyena2", seq_len=4096, step_tokens=4 * 1_048_576),
+                                           bytes_per_value=4).spectra_bytes / 1e12,
+        rel_tol=0.001, unit="TB",
+        hint="the kept spectra grow with the tokens of the step and with the bytes per value: 4 x 2.")
+numeric("layer-major-micro-batch",
+        lambda: _schedule.schedule_cost(Settings(variant="hyena2", seq_len=2048), 16).weight_mask_s,
+        rel_tol=0.001, unit="s",
+        hint="512 sequences in micro-batches of 16 rewrite the masks 32 times per step.")
