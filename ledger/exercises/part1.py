@@ -155,3 +155,30 @@ numeric("layer-major-micro-batch",
         lambda: _schedule.schedule_cost(Settings(variant="hyena2", seq_len=2048), 16).weight_mask_s,
         rel_tol=0.001, unit="s",
         hint="512 sequences in micro-batches of 16 rewrite the masks 32 times per step.")
+
+# 08 What does not map in training
+def _block_sum_ratio() -> float:
+    settings = Settings(variant="hyena2_circulant", seq_len=4096)
+    digital = _hidden.conversions(settings, mode="fused", block_sum="digital").values
+    optical = _hidden.conversions(settings, mode="fused", block_sum="optical").values
+    return digital / optical
+
+
+def _lm_head_share(seq_len: int) -> float:
+    by_layer = group_flops(step_items(Settings(variant="hyena2_circulant", seq_len=seq_len)), "layer")
+    return _pct(by_layer["lm_head"] / sum(by_layer.values()))
+
+
+numeric("not-map-block-sum", _block_sum_ratio, rel_tol=0.005,
+        hint="with a digital block sum every one of the p*q block products leaves the optics, in dX as in forward.")
+numeric("not-map-precision",
+        lambda: _hidden.hidden_costs(Settings(variant="hyena2_circulant", seq_len=4096), enob=12,
+                                     gradient_format="fp32").precision.bits_needed,
+        rel_tol=0.01, unit="bits",
+        hint="analog accumulation: the fp32 significand (24 bits) plus log2 of the tokens summed over the step.")
+numeric("not-map-break-even",
+        lambda: _hidden.hidden_costs(Settings(variant="hyena2", seq_len=8192), mode="fused").break_even_io_rate / 1e12,
+        rel_tol=0.003, unit="trillion numbers/s",
+        hint="the saving is the static share of the digital step; divide the fused conversions by it.")
+numeric("not-map-lm-head", lambda: _lm_head_share(8192), rel_tol=0.0002, unit="%",
+        hint="group by layer and divide the LM head's FLOPs by the whole step's.")
