@@ -15,6 +15,9 @@ DEFAULT_HYBRID_ATTENTION_FRACTION = 0.25
 """The hybrid keeps attention in a quarter of its layers (every fourth layer; illustrative)."""
 RECOMPUTE_MODES = ("none", "full")
 """none: activations kept from the forward pass. full: every block's forward run again before its backward."""
+FFT_LENGTHS = ("2S", "2S-1")
+"""Long-convolution FFT length: 2S (the book's, a power of two when S is) or 2S-1, the shortest
+that keeps a causal product of two length-S signals free of wrap-around."""
 MASK_SPECTRA = ("one-sided", "two-sided")
 """one-sided: a mask holds the n/2+1 bins of a real FFT (Hermitian symmetry). two-sided: all n bins,
 as a Fourier plane does (the symmetry saves digital work, not pixels)."""
@@ -70,6 +73,8 @@ class Settings:
     """Complex values a mask holds per transform of length n: "one-sided" n/2+1, "two-sided" n."""
     optical_speedup: float = math.inf
     """How many times faster the optical engine runs the work it takes (inf: that work becomes free)."""
+    fft_length: str = "2S"
+    """Long-convolution FFT length n: "2S" or "2S-1" (the shortest without wrap-around)."""
 
     def __post_init__(self) -> None:
         if self.recompute not in RECOMPUTE_MODES:
@@ -77,6 +82,8 @@ class Settings:
         if self.mask_spectrum not in MASK_SPECTRA:
             raise LedgerError(f"mask_spectrum = {self.mask_spectrum!r}: must be one of {', '.join(MASK_SPECTRA)}")
         check_speedup(self.optical_speedup)
+        if self.fft_length not in FFT_LENGTHS:
+            raise LedgerError(f"fft_length = {self.fft_length!r}: must be one of {', '.join(FFT_LENGTHS)}")
         if self.variant not in VARIANTS:
             raise LedgerError(f"variant = {self.variant!r}: must be one of {', '.join(VARIANTS)}")
         check_positive_int("seq_len", self.seq_len)
@@ -98,8 +105,8 @@ class Settings:
 
     @property
     def fft_len(self) -> int:
-        """Long-convolution FFT length n = 2S: zero padding that keeps the causal product linear."""
-        return 2 * self.seq_len
+        """Long-convolution FFT length n = 2S (or 2S-1): zero padding that keeps the causal product linear."""
+        return 2 * self.seq_len - (1 if self.fft_length == "2S-1" else 0)
 
     def mask_bins(self, n: int) -> int:
         """Complex values one transform of length n puts on a mask: n//2 + 1 (one-sided) or n (two-sided)."""
