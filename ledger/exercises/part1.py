@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from .. import hidden_costs as _hidden
 from .. import schedule as _schedule
-from ..layers import OPTICAL_CLASSES, RECOMPUTE
 from ..passes import long_conv_per_channel, valid_blocks
 from ..settings import Settings
 from ..shapes import LLAMA3_8B
-from ..shares import flops_by_phase_and_class, group_flops
+from ..shares import group_flops
 from ..step import step_items
 from ..table import make_settings, step_row
 from .registry import explained, numeric
@@ -182,3 +181,31 @@ numeric("not-map-break-even",
         hint="the saving is the static share of the digital step; divide the fused conversions by it.")
 numeric("not-map-lm-head", lambda: _lm_head_share(8192), rel_tol=0.0002, unit="%",
         hint="group by layer and divide the LM head's FLOPs by the whole step's.")
+
+# 09 The explorer in Jupyter
+def _explorer_row(**overrides):
+    from ..explore import DEFAULTS
+    return step_row(**{**DEFAULTS, **overrides})
+
+
+def _share_limit() -> float:
+    from ..breakdown import per_step_terms
+    from ..explore import DEFAULTS
+    settings = make_settings(**DEFAULTS)
+    row = _explorer_row()
+    once = per_step_terms(step_items(settings)).flops
+    return _pct((row.step_share * row.step_flops - once) / (row.step_flops - once))
+
+
+def _largest_block_reaching(static_share: float) -> float:
+    blocks = [2 ** k for k in range(1, 12)]
+    return float(max(b for b in blocks if _explorer_row(block=b).static_share >= static_share))
+
+
+numeric("explorer-share-drift", _share_limit, rel_tol=0.0001, unit="%",
+        hint="remove the once-per-step transforms from both the optical work and the step before dividing.")
+numeric("explorer-long-hyena", lambda: _explorer_row(variant="hyena2", seq_len=8192).weight_mask_s,
+        rel_tol=0.003, unit="s",
+        hint="the filters have S + 1 = 8,193 bins each at 8,192 tokens; the step size does not matter.")
+numeric("explorer-block-size", lambda: _largest_block_reaching(0.20), rel_tol=1e-6,
+        hint="the static share rises as the block shrinks; the answer is the largest power of two that reaches 20%.")
