@@ -9,7 +9,7 @@ from typing import Sequence
 
 from .errors import LedgerError
 from .report import DEFAULT_SEQ_LENS, results_json, results_markdown
-from .settings import MASK_SPECTRA, RECOMPUTE_MODES, VARIANTS, Device, Settings
+from .settings import FFT_LENGTHS, MASK_SPECTRA, RECOMPUTE_MODES, VARIANTS, Device, Settings
 from .shapes import ModelShape
 from .costs import Costs
 
@@ -90,6 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mask-spectrum", choices=MASK_SPECTRA, default=d.mask_spectrum,
                    help="values a mask holds per transform of length n: one-sided n/2+1, two-sided n "
                         "(default: one-sided)")
+    p.add_argument("--fft-length", choices=FFT_LENGTHS, default=d.fft_length,
+                   help="long-convolution FFT length: 2S, or 2S-1 (the shortest without wrap-around; default: 2S)")
     p.add_argument("--optical-speedup", type=_speedup, default=d.optical_speedup, metavar="S",
                    help="the optical engine runs its work S times faster; Amdahl = 1/((1-p)+p/S) "
                         "(default: inf, the bound 1/(1-p))")
@@ -112,6 +114,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     return Settings(step_tokens=args.step_tokens, block=args.block, shape=shape, costs=costs, device=device,
                     hybrid_attention_fraction=args.hybrid_attention_fraction, recompute=args.recompute,
                     mask_spectrum=args.mask_spectrum, optical_speedup=args.optical_speedup,
+                    fft_length=args.fft_length,
                     seq_len=args.step_tokens)  # a placeholder that divides the step; each row sets its own
 
 

@@ -62,6 +62,7 @@ def results_json(base: Settings, variants: Sequence[str] = VARIANTS,
         "hybrid_attention_fraction": base.hybrid_attention_fraction,
         "recompute": base.recompute,
         "mask_spectrum": base.mask_spectrum,
+        "fft_length": base.fft_length,
         "optical_speedup": base.optical_speedup if math.isfinite(base.optical_speedup) else None,
         "costs": asdict(base.costs),
         "device": asdict(base.device),
@@ -96,7 +97,8 @@ def results_markdown(data: dict[str, Any]) -> str:
            f"{data['costs']['complex_mul_flops']:g}, complex add {data['costs']['complex_add_flops']:g}, causal "
            f"halving {'on' if data['costs']['causal_attention'] else 'off'}. Recompute {data['recompute']}; mask "
            f"spectrum {data['mask_spectrum']}; optical speed-up "
-           f"{'infinite' if data['optical_speedup'] is None else format(data['optical_speedup'], 'g')}.", "",
+           f"{'infinite' if data['optical_speedup'] is None else format(data['optical_speedup'], 'g')}; "
+           f"long-convolution FFT length {data['fft_length']}.", "",
            "## 1. Cross-check: the 6N rule", "",
            f"Matrix parameters (norms left out): {m['matrix_params']:,}. N, the parameters that multiply "
            f"activations (input embedding left out, a lookup): {m['N']:,}.", ""]

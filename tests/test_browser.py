@@ -194,6 +194,9 @@ def test_explorer_in_chromium(browser, server):
     page.select_option("#tx-mask_spectrum", "two-sided")
     params["mask_spectrum"] = "two-sided"
     check_numbers(page, params)
+    page.select_option("#tx-fft_length", "2S-1")
+    params["fft_length"] = "2S-1"
+    check_numbers(page, params)
     page.fill("#tx-optical_speedup", "10")
     params["optical_speedup"] = 10.0
     check_numbers(page, params)
@@ -282,6 +285,8 @@ def test_explorer_in_chromium(browser, server):
             page.select_option("#tx-recompute", rng.choice(ledger.RECOMPUTE_MODES))
         if rng.random() < 0.15:
             page.select_option("#tx-mask_spectrum", rng.choice(ledger.MASK_SPECTRA))
+        if rng.random() < 0.15:
+            page.select_option("#tx-fft_length", rng.choice(ledger.FFT_LENGTHS))
         control = rng.choice(sorted(pool))
         page.fill(f"#tx-{control}", rng.choice(pool[control]))
         state = page.evaluate("() => window.TxExplorer.state")

@@ -69,7 +69,8 @@ def random_points(n: int, seed: int = 20261130) -> list[dict]:
         }
         if i % 3 == 0:  # the switches of issue 8 now and then
             p.update(recompute=rng.choice(["none", "full"]), mask_spectrum=rng.choice(["one-sided", "two-sided"]),
-                     optical_speedup=rng.choice([1, 2.5, 10, 1000, 10 ** rng.uniform(-1, 6)]))
+                     optical_speedup=rng.choice([1, 2.5, 10, 1000, 10 ** rng.uniform(-1, 6)]),
+                     fft_length=rng.choice(["2S", "2S-1"]))
         if i % 5 == 0:  # other cost conventions now and then
             p.update(fft_constant=rng.choice([2.5, 5.0, rng.uniform(1, 6)]),
                      complex_mul_flops=rng.choice([6.0, 4.0, 8.0]),
@@ -82,7 +83,7 @@ def random_points(n: int, seed: int = 20261130) -> list[dict]:
         for seq_len in (2048, 4096, 8192, 32768):
             points.append({"variant": variant, "seq_len": seq_len})
             points.append({"variant": variant, "seq_len": seq_len, "recompute": "full",
-                           "mask_spectrum": "two-sided", "optical_speedup": 10})
+                           "mask_spectrum": "two-sided", "optical_speedup": 10, "fft_length": "2S-1"})
     return points
 
 
@@ -113,6 +114,7 @@ BAD = [
     {"recompute": "partial"},
     {"recompute": True},
     {"mask_spectrum": "both"},
+    {"fft_length": "4S"},
     {"optical_speedup": 0},
     {"optical_speedup": -2},
     {"optical_speedup": float("nan")},

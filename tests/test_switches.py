@@ -204,3 +204,20 @@ def test_cli_refuses_bad_switches_in_one_line(args, words):
     assert out.returncode == 2 and out.stdout == ""
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0], out.stderr
+
+
+# ---- FFT length ----
+
+def test_fft_length_2s_minus_1():
+    s = make_settings(variant="hyena2", seq_len=4096, fft_length="2S-1")
+    assert s.fft_len == 8191 and make_settings(variant="hyena2", seq_len=4096).fft_len == 8192
+    item = next(i for i in step_items(s) if i.op == "long conv: rFFT of u")
+    assert item.flops == item.count * 2.5 * 8191 * math.log2(8191)
+    budget = ledger.mask_budget(step_items(s), s.device)
+    assert budget.weight_values == 2 * 32 * 2 * 4096 * (8191 // 2 + 1)
+    with pytest.raises(LedgerError, match=r"^fft_length = '4S': must be one of 2S, 2S-1"):
+        make_settings(fft_length="4S")
+    out = _cli("--json", "--variant", "hyena2", "--seq-len", "4096", "--fft-length", "2S-1")
+    import json
+    assert json.loads(out.stdout)["rows"][0]["step_flops"] == ledger.step_row(
+        variant="hyena2", seq_len=4096, fft_length="2S-1").step_flops

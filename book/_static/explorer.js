@@ -27,6 +27,8 @@
   var ALL_PHASES = ["forward", RECOMPUTE, "dX", "dW"];
   var RECOMPUTE_MODES = ["none", "full"];
   var MASK_SPECTRA = ["one-sided", "two-sided"];
+  // Long-convolution FFT length: 2S, or 2S-1, the shortest with no wrap-around in a causal product.
+  var FFT_LENGTHS = ["2S", "2S-1"];
   // The layers inside a block: what full recomputation runs again (not the embedding, not the LM head).
   var BLOCK_LAYERS = ["attention", "hyena", "mlp"];
   var CLASSES = ["transform", "weight_product", "data_product", "digital"];
@@ -56,7 +58,7 @@
     causal_attention: false,
     // Switches (ledger/settings.py): activation recomputation, the spectrum a mask holds, and the
     // optical engine's speed-up on the work it takes (Infinity: that work becomes free).
-    recompute: "none", mask_spectrum: "one-sided", optical_speedup: Infinity
+    recompute: "none", mask_spectrum: "one-sided", optical_speedup: Infinity, fft_length: "2S"
   };
   // The page opens on the block-circulant row of the training-step table.
   var PAGE_DEFAULTS = Object.assign({}, DEFAULTS, { variant: "hyena2_circulant" });
@@ -64,7 +66,7 @@
   var COST_FIELDS = ["fft_constant", "complex_mul_flops", "complex_add_flops", "flops_per_mac",
                      "causal_attention"];
   var SETTINGS_FIELDS = ["variant", "seq_len", "step_tokens", "block", "hybrid_attention_fraction",
-                         "recompute", "mask_spectrum", "optical_speedup"];
+                         "recompute", "mask_spectrum", "optical_speedup", "fft_length"];
 
   /** The one error the module throws for bad input (Python: ledger.LedgerError). */
   function LedgerError(message, param) {
@@ -155,6 +157,10 @@
                         MASK_SPECTRA.join(", "), "mask_spectrum");
     }
     checkSpeedup(s.optical_speedup);
+    if (FFT_LENGTHS.indexOf(s.fft_length) < 0) {
+      throw LedgerError("fft_length = " + repr(s.fft_length) + ": must be one of " + FFT_LENGTHS.join(", "),
+                        "fft_length");
+    }
     if (VARIANTS.indexOf(s.variant) < 0) {
       throw LedgerError("variant = " + repr(s.variant) + ": must be one of " + VARIANTS.join(", "),
                         "variant");
@@ -174,7 +180,8 @@
 
     s.shape = LLAMA3_8B;
     s.sequences = Math.floor(s.step_tokens / s.seq_len);  // sequences in one optimizer step
-    s.fft_len = 2 * s.seq_len;  // n = 2S: zero padding keeps the causal product linear
+    // n = 2S (or 2S-1): zero padding keeps the causal product linear
+    s.fft_len = 2 * s.seq_len - (s.fft_length === "2S-1" ? 1 : 0);
     var L = s.shape.n_layers;
     if (s.variant === "transformer") s.attention_layers = L;
     // The hybrid keeps attention in a share of its layers, rounded half up to whole layers.
@@ -509,7 +516,7 @@
 
   var api = {
     VARIANTS: VARIANTS, PHASES: PHASES, ALL_PHASES: ALL_PHASES, RECOMPUTE_MODES: RECOMPUTE_MODES,
-    MASK_SPECTRA: MASK_SPECTRA, CLASSES: CLASSES, OPTICAL_CLASSES: OPTICAL_CLASSES,
+    MASK_SPECTRA: MASK_SPECTRA, FFT_LENGTHS: FFT_LENGTHS, CLASSES: CLASSES, OPTICAL_CLASSES: OPTICAL_CLASSES,
     STATIC_CLASSES: STATIC_CLASSES, LLAMA3_8B: LLAMA3_8B, DEFAULTS: DEFAULTS,
     PAGE_DEFAULTS: PAGE_DEFAULTS,
     TRAINED_CONTEXT: TRAINED_CONTEXT,
