@@ -126,7 +126,7 @@ def test_amdahl_with_a_finite_speedup(s):
     p, q = row.step_share, row.static_share
     assert row.amdahl == pytest.approx(1 / ((1 - p) + p / s), rel=1e-15)
     assert row.amdahl_static == pytest.approx(1 / ((1 - q) + q / s), rel=1e-15)
-    assert row.amdahl < step_row(variant="hyena2_circulant", seq_len=4096).amdahl or s == 1e9
+    assert row.amdahl < step_row(variant="hyena2_circulant", seq_len=4096).amdahl  # any finite engine gains less
 
 
 def test_speedup_one_is_no_speedup_and_infinity_is_the_bound():
