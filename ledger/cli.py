@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -133,8 +134,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LedgerError as err:
         parser.exit(2, f"{parser.prog}: error: {err}\n")
     if args.json:
-        json.dump(data, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        try:
+            json.dump(data, sys.stdout, indent=1)
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+        except BrokenPipeError:  # the reader stopped early (e.g. `| head`): not an error of ours
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     try:
         args.out_dir.mkdir(parents=True, exist_ok=True)

@@ -221,3 +221,18 @@ def test_fft_length_2s_minus_1():
     import json
     assert json.loads(out.stdout)["rows"][0]["step_flops"] == ledger.step_row(
         variant="hyena2", seq_len=4096, fft_length="2S-1").step_flops
+
+
+def test_cli_json_into_a_closed_pipe_is_quiet():
+    """`python -m ledger --json | head` must not end in a traceback when head stops reading."""
+    import subprocess
+    import sys
+    lengths = [arg for s in (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
+               for arg in ("--seq-len", str(s))]
+    # more than a pipe's 64 KiB buffer, so the writer is still writing when the reader goes away
+    proc = subprocess.Popen([sys.executable, "-m", "ledger", "--json", *lengths], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout.read(64)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0 and "Traceback" not in err, err
