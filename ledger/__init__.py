@@ -3,7 +3,8 @@ from .costs import Costs
 from .errors import LedgerError
 from .layers import ALL_PHASES, CLASSES, OPTICAL_CLASSES, PHASES, RECOMPUTE, STATIC_CLASSES, LineItem
 from .masks import MaskBudget, digital_step_seconds, mask_budget
-from .settings import FFT_LENGTHS, MASK_SPECTRA, RECOMPUTE_MODES, VARIANTS, Device, Settings, check_block, circulant_matrices
+from .settings import (FFT_LENGTHS, MASK_SPECTRA, RECOMPUTE_MODES, VARIANTS, Device, Settings, check_block,
+                       circulant_matrices)
 from .shapes import LLAMA3_8B, ModelShape
 from .shares import amdahl, flops_by_pass, flops_by_phase_and_class, group_flops
 from .step import matrix_params, step_items, weight_matrices
