@@ -106,6 +106,16 @@ def norm_params(shape: ModelShape) -> int:
     return (2 * shape.n_layers + 1) * shape.hidden
 
 
+def megatron_padded_vocab(vocab: int, tensor_parallel: int = 1, divisible_by: int = 128) -> int:
+    """The vocabulary Megatron-LM's LM head really has: `vocab` rounded up to a multiple of
+    divisible_by x tensor_parallel (so each tensor-parallel shard is whole and aligned)."""
+    for name, value in (("vocab", vocab), ("tensor_parallel", tensor_parallel), ("divisible_by", divisible_by)):
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise LedgerError(f"{name} = {value!r}: must be a positive integer")
+    multiple = divisible_by * tensor_parallel
+    return -(-vocab // multiple) * multiple
+
+
 def _choice(switches: dict[str, Any], key: str, allowed: tuple, default: Any) -> Any:
     value = switches.get(key, default)
     if value not in allowed:

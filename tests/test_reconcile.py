@@ -175,3 +175,12 @@ def test_main_json_and_table(capsys):
     out = capsys.readouterr().out
     assert "megatron-2025" in out and "nemo-hyena" in out and "hardware" in out
     assert format_table(reconcile_rows(["torchtitan"])).count("\n") == 3
+
+
+def test_megatron_padded_vocab():
+    """128,256 is a multiple of 128: no padding at tensor-parallel size 1 (the stored figures); 1,024 at 8."""
+    from ledger.reconcile import megatron_padded_vocab
+    assert megatron_padded_vocab(128256) == 128256
+    assert megatron_padded_vocab(128256, 8) == 129024
+    with pytest.raises(LedgerError, match="tensor_parallel = 0"):
+        megatron_padded_vocab(128256, 0)
