@@ -1,0 +1,37 @@
+"""Exercises of chapters 11-16 (From FLOPs to time, reconciliation, measured kernels): each answer is
+computed from the ledger when `check` is called."""
+from __future__ import annotations
+
+from .. import article, reconcile
+from ..settings import Settings
+from ..shapes import LLAMA3_8B
+from ..step import step_items
+from .registry import explained, numeric
+
+
+def _step(variant: str, seq_len: int, **kw) -> float:
+    return sum(i.flops for i in step_items(Settings(variant=variant, seq_len=seq_len, **kw)))
+
+
+# --- chapter 15: reconciliation -------------------------------------------------------------------
+
+def _cookbook_percent(ff: int) -> float:
+    s = Settings(variant="transformer", seq_len=4096)
+    switches = dict(reconcile.SOURCES["eleutherai-cookbook"]["switches"], mlp_width=ff * LLAMA3_8B.hidden)
+    return 100 * (reconcile.ledger_with_switches(s, switches) / reconcile.ledger_with_switches(s, {}) - 1)
+
+
+def _rc_swiglu() -> float:
+    return min((_cookbook_percent(ff) for ff in (3, 4)), key=abs)
+
+
+numeric("rc-swiglu", _rc_swiglu, rel_tol=0.005, unit="%",
+        hint="keep the cookbook's forward-only LM head and 4H lookup; compare -ff 3 and -ff 4 by the size of the gap")
+numeric("rc-ckpt", lambda: (reconcile.switched_step_flops("eleutherai-cookbook-checkpointing", 4096)
+                            / reconcile.switched_step_flops("eleutherai-cookbook", 4096)),
+        rel_tol=0.0005, hint="the LM head and the lookup are never recomputed; only the blocks take 4/3")
+numeric("rc-savanna-shape",
+        lambda: (reconcile.ledger_with_switches(Settings(variant="hyena2", seq_len=4096),
+                                                {"mlp_width": 10944, "vocab": 512})
+                 / _step("hyena2", 4096)),
+        rel_tol=0.0005, hint="throw only mlp_width and vocab, on the hyena2 variant, and divide by its own count")
