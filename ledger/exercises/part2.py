@@ -35,3 +35,34 @@ numeric("rc-savanna-shape",
                                                 {"mlp_width": 10944, "vocab": 512})
                  / _step("hyena2", 4096)),
         rel_tol=0.0005, hint="throw only mlp_width and vocab, on the hyena2 variant, and divide by its own count")
+
+
+# --- chapter 13: compute and time ---------------------------------------------------------------
+
+H100_DENSE_BF16 = 989.4e12
+"""H100 SXM dense bf16 peak, FLOP/s (the exercises' accelerator)."""
+
+
+def _ct_mfu() -> float:
+    model = _step("transformer", 4096)
+    causal = reconcile.switched_step_flops("megatron-2025", 4096)
+    return 100 * (article.flops_utilization(model, 2.0, 64, H100_DENSE_BF16)
+                  - article.flops_utilization(causal, 2.0, 64, H100_DENSE_BF16))
+
+
+def _ct_selective_long() -> float:
+    items = step_items(Settings(variant="transformer", seq_len=32768))
+    return 100 * (article.recompute_tax(items, ops=("attention:",)) - 1)
+
+
+def _ct_card31() -> float:
+    run = _step("transformer", 8192) / Settings().step_tokens * 15e12
+    return 100 * article.implied_utilization(run, 1.46e6, H100_DENSE_BF16)
+
+
+numeric("ct-mfu", _ct_mfu, rel_tol=0.005, unit="percentage points",
+        hint="same seconds, two FLOP counts: the ledger's step and Megatron 2025's causal-halved step")
+numeric("ct-selective-long", _ct_selective_long, rel_tol=0.005, unit="%",
+        hint="recompute the forward of the attention products only (ops=('attention:',)) at S = 32,768")
+numeric("ct-card31", _ct_card31, rel_tol=0.005, unit="%",
+        hint="run FLOPs = the ledger's FLOPs per token at S = 8,192 times 15e12; divide by 1.46e6 h x 3,600 x 989.4e12")
