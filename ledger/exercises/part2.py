@@ -66,3 +66,26 @@ numeric("ct-selective-long", _ct_selective_long, rel_tol=0.005, unit="%",
         hint="recompute the forward of the attention products only (ops=('attention:',)) at S = 32,768")
 numeric("ct-card31", _ct_card31, rel_tol=0.005, unit="%",
         hint="run FLOPs = the ledger's FLOPs per token at S = 8,192 times 15e12; divide by 1.46e6 h x 3,600 x 989.4e12")
+
+
+# --- chapter 11: FLOPs per token ----------------------------------------------------------------
+
+def _fpt_small() -> float:
+    from ..shapes import ModelShape
+    from pathlib import Path
+    config = Path(__file__).resolve().parents[2] / "data" / "configs" / "SmolLM-135M" / "config.json"
+    return article.attention_ratio_exact(ModelShape.from_hf_config(config), 2048)
+
+
+def _fpt_flash() -> float:
+    items = step_items(Settings(variant="transformer", seq_len=32768))
+    model_backward = sum(i.flops for i in items if i.op.startswith("attention:") and i.phase != "forward")
+    return 100 * (article.flash_attention_backward_flops(items) - model_backward) / sum(i.flops for i in items)
+
+
+numeric("fpt-causal", lambda: 2 * article.crossover_seq_len(LLAMA3_8B), rel_tol=0.005, unit="tokens",
+        hint="halving attention halves 12LSH, so the crossover S doubles")
+numeric("fpt-small", _fpt_small, rel_tol=0.01,
+        hint="the exact ratio is 12LSH / 6N with SmolLM's own N, LM head included")
+numeric("fpt-flash", _fpt_flash, rel_tol=0.005, unit="%",
+        hint="only Q K^T is recomputed; divide its forward FLOPs by the whole step's")
