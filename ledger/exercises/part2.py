@@ -89,3 +89,23 @@ numeric("fpt-small", _fpt_small, rel_tol=0.01,
         hint="the exact ratio is 12LSH / 6N with SmolLM's own N, LM head included")
 numeric("fpt-flash", _fpt_flash, rel_tol=0.005, unit="%",
         hint="only Q K^T is recomputed; divide its forward FLOPs by the whole step's")
+
+
+# --- chapter 12: arithmetic intensity -----------------------------------------------------------
+
+ILLUSTRATIVE_PEAK, ILLUSTRATIVE_BANDWIDTH = 1000e12, 3.35e12
+"""Chapter 12's illustrative accelerator: bf16 FLOP/s and bytes/s."""
+
+
+def _ai_decode_mlp() -> float:
+    intensity = article.arithmetic_intensity(1, 4096, LLAMA3_8B.intermediate, bytes_per_element=2)
+    return 100 * article.roofline(intensity, ILLUSTRATIVE_PEAK, ILLUSTRATIVE_BANDWIDTH) / ILLUSTRATIVE_PEAK
+
+
+numeric("ai-decode-mlp", _ai_decode_mlp, rel_tol=0.005, unit="%",
+        hint="bytes per element 2 (bf16); attainable = intensity x bandwidth, then divide by the peak")
+numeric("ai-ridge-bw", lambda: article.ridge_batch(LLAMA3_8B.hidden, LLAMA3_8B.hidden, ILLUSTRATIVE_PEAK, 6.7e12),
+        rel_tol=0.01, unit="tokens", hint="the ridge moves to peak / bandwidth; solve the intensity for M")
+numeric("ai-tp-ridge", lambda: article.tensor_parallel_ridge_degree(4096, LLAMA3_8B.hidden, LLAMA3_8B.kv_dim,
+                                                                    ILLUSTRATIVE_PEAK, ILLUSTRATIVE_BANDWIDTH),
+        rel_tol=1e-9, hint="the key projection has 1,024 columns, not 4,096; intensity is symmetric in M and B")
