@@ -109,3 +109,68 @@ numeric("ai-ridge-bw", lambda: article.ridge_batch(LLAMA3_8B.hidden, LLAMA3_8B.h
 numeric("ai-tp-ridge", lambda: article.tensor_parallel_ridge_degree(4096, LLAMA3_8B.hidden, LLAMA3_8B.kv_dim,
                                                                     ILLUSTRATIVE_PEAK, ILLUSTRATIVE_BANDWIDTH),
         rel_tol=1e-9, hint="the key projection has 1,024 columns, not 4,096; intensity is symmetric in M and B")
+
+
+# --- chapter 14: any model ----------------------------------------------------------------------
+
+def _config(name: str):
+    from pathlib import Path
+    from ..shapes import ModelShape
+    return ModelShape.from_hf_config(Path(__file__).resolve().parents[2] / "data" / "configs" / name / "config.json")
+
+
+def _bisect(f, lo: float, hi: float, steps: int = 60) -> float:
+    """The x in [lo, hi] where the monotone f changes sign."""
+    f_lo = f(lo)
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        if (f(mid) > 0) == (f_lo > 0):
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def _am_vocab() -> float:
+    """The smallest vocabulary at which Llama-3.2-1B's circulant share no longer exceeds TinyLlama-1.1B's."""
+    from dataclasses import replace
+    from ..table import step_row
+    l32, tiny = _config("Llama-3.2-1B"), _config("TinyLlama-1.1B")
+    target = step_row(variant="hyena2_circulant", seq_len=2048, shape=tiny, block=256).step_share
+
+    def above(vocab: int) -> bool:
+        return step_row(variant="hyena2_circulant", seq_len=2048, shape=replace(l32, vocab=vocab),
+                        block=256).step_share > target
+    lo, hi = 1_000, l32.vocab  # the share falls as the vocabulary grows: above(lo), not above(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if above(mid) else (lo, mid)
+    return float(hi)
+
+
+def _am_long() -> float:
+    from ..table import step_row
+    return 100 * step_row(variant="hyena2", seq_len=16384, shape=_config("SmolLM-135M")).step_share
+
+
+numeric("am-vocab", _am_vocab, rel_tol=0.01, unit="words",
+        hint="the share falls as the vocabulary grows; Llama-3.2-1B has 16 layers, TinyLlama 22")
+numeric("am-long", _am_long, rel_tol=0.005, unit="%", hint="step_row(variant='hyena2', seq_len=16384, shape=SmolLM-135M)")
+
+
+# --- chapter 16: measured -----------------------------------------------------------------------
+
+def _slowed_rates(factor: float) -> dict[str, float]:
+    return dict(matmul=1e12, block_product=1e12, fft_long=1e12 / factor, fft_block=1e12 / factor,
+                elementwise=1e12 / factor)
+
+
+def _circulant_time_share(factor: float) -> float:
+    from ..timing import time_shares
+    return time_shares(step_items(Settings(variant="hyena2_circulant", seq_len=4096)), _slowed_rates(factor))["time_share"]
+
+
+numeric("ms-break-even", lambda: _bisect(lambda f: _circulant_time_share(f) - 0.5, 1.0, 1000.0), rel_tol=0.005,
+        hint="slow FFTs and elementwise products by f, keep matmul and block products at one rate; solve share = 1/2")
+numeric("ms-twenty", lambda: 100 * _circulant_time_share(20.0), rel_tol=0.005, unit="%",
+        hint="FFTs and elementwise at 1/20 of the matrix rate, block products at the matrix rate")
