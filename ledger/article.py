@@ -159,9 +159,12 @@ def run_seconds(flops: float, devices: float, peak_flops: float, utilization: fl
     return check_positive_number("flops", flops) / (check_positive_number("devices", devices) * check_positive_number("peak_flops", peak_flops) * u)
 
 
-# Chinchilla's parametric loss fit L(N, D) = E + A/N^alpha + B/D^beta (Hoffmann et al. 2022, Approach 3).
+# Chinchilla's parametric loss fit L(N, D) = E + A/N^alpha + B/D^beta: as published (Hoffmann et al. 2022,
+# Approach 3) and as refitted by Besiroglu et al. 2024, who found the published fit inconsistent with the
+# data it was fitted to (an optimizer stopped early, rounded constants) and with Approaches 1 and 2.
 CHINCHILLA_APPROACH3 = {"E": 1.69, "A": 406.4, "B": 410.7, "alpha": 0.34, "beta": 0.28}
-CHINCHILLA_FITS = ("tokens_per_param", "approach3")
+CHINCHILLA_APPROACH3_REFIT = {"E": 1.8172, "A": 482.01, "B": 2085.43, "alpha": 0.3478, "beta": 0.3658}
+CHINCHILLA_FITS = ("tokens_per_param", "approach3", "approach3_refit")
 
 
 def compute_optimal_tokens(n_params: float, fit: str = "tokens_per_param", tokens_per_param: float = 20.0) -> float:
@@ -169,20 +172,83 @@ def compute_optimal_tokens(n_params: float, fit: str = "tokens_per_param", token
 
     fit = "tokens_per_param": D = tokens_per_param * N (20 is the rule of thumb read from Chinchilla's
     Approaches 1 and 2, whose exponents for N and D are both about 0.5, so the ratio is constant).
-    fit = "approach3": minimise the parametric loss at fixed C = 6ND; N_opt = G (C/6)^(beta/(alpha+beta))
-    with G = (alpha A / (beta B))^(1/(alpha+beta)), solved for D at the given N. Its exponents (0.46, 0.54)
-    make the ratio D/N grow with N.
+    fit = "approach3" (as published) or "approach3_refit" (Besiroglu et al. 2024): minimise the parametric
+    loss at fixed C = 6ND; N_opt = G (C/6)^(beta/(alpha+beta)) with G = (alpha A / (beta B))^(1/(alpha+beta)),
+    solved for D at the given N. The published exponents (0.46, 0.54) make D/N grow with N; the refit's
+    (0.51, 0.49) keep it near 20 for billion-parameter models.
     """
     n = check_positive_number("n_params", n_params)
     if fit == "tokens_per_param":
         return check_positive_number("tokens_per_param", tokens_per_param) * n
-    if fit == "approach3":
-        p = CHINCHILLA_APPROACH3
+    if fit in ("approach3", "approach3_refit"):
+        p = CHINCHILLA_APPROACH3 if fit == "approach3" else CHINCHILLA_APPROACH3_REFIT
         a, b = p["alpha"], p["beta"]
         g = (a * p["A"] / (b * p["B"])) ** (1 / (a + b))
         c_over_6 = (n / g) ** ((a + b) / b)
         return c_over_6 / n
     raise LedgerError(f"fit = {fit!r}: must be one of {', '.join(CHINCHILLA_FITS)}")
+
+
+# --- utilisation: MFU and HFU (PaLM, Chowdhery et al. 2022, appendix B) ----------------------------
+
+def flops_utilization(flops_per_step: float, step_seconds: float, devices: float, peak_flops: float) -> float:
+    """Achieved FLOP/s over the devices' dense peak: flops_per_step / step_seconds / (devices * peak_flops).
+
+    With model FLOPs (the step's count without recomputation) this is PaLM's model FLOPs utilisation
+    (MFU); with hardware FLOPs (recomputed forward work included) it is the hardware FLOPs utilisation
+    (HFU). `peak_flops` must be the dense peak, not the 2:4-sparsity figure datasheets also print.
+    """
+    rate = check_positive_number("flops_per_step", flops_per_step) / check_positive_number("step_seconds", step_seconds)
+    return rate / (check_positive_number("devices", devices) * check_positive_number("peak_flops", peak_flops))
+
+
+def implied_utilization(run_flops_total: float, device_hours: float, peak_flops: float) -> float:
+    """The fraction of peak a published run must have sustained: its FLOPs over device-hours x 3,600 x peak."""
+    seconds = check_positive_number("device_hours", device_hours) * 3600
+    return check_positive_number("run_flops_total", run_flops_total) / (seconds * check_positive_number("peak_flops", peak_flops))
+
+
+# --- tensor parallelism against the ridge -------------------------------------------------------
+
+def tensor_parallel_ridge_degree(tokens: float, k: float, b: float, peak_flops: float, bandwidth: float,
+                                 bytes_per_element: float = 2.0, max_degree: int = 1024) -> int:
+    """Smallest power-of-two tensor-parallel degree t at which a (tokens x k) @ (k x b/t) product,
+    its b columns split over t devices (Megatron column parallelism), falls below the ridge point.
+
+    The intensity is symmetric in tokens and columns, so the shard falls below the ridge once b/t is
+    under ridge_batch(k, tokens). Raises LedgerError if no degree up to max_degree does.
+    """
+    b = check_positive_number("b", b)
+    need = ridge_batch(k, tokens, peak_flops, bandwidth, bytes_per_element)
+    t = 1
+    while t <= max_degree:
+        if b / t < need:
+            return t
+        t *= 2
+    raise LedgerError(f"max_degree = {max_degree!r}: the product stays above the ridge up to that degree")
+
+
+# --- flash attention ------------------------------------------------------------------------------
+
+def flash_attention_backward_flops(items: Iterable[LineItem]) -> float:
+    """Hardware FLOPs of attention's core backward under FlashAttention: the ledger's dX items for QK^T
+    and AV plus QK^T recomputed (the S x S scores are never stored). About 2.5x the core's forward."""
+    items = list(items)
+    backward = sum(i.flops for i in items if i.layer == "attention" and i.op.startswith("attention:")
+                   and i.phase != "forward")
+    recomputed = sum(i.flops for i in items if i.phase == "forward" and i.op == "attention: Q K^T")
+    return backward + recomputed
+
+
+# --- data-parallel traffic ------------------------------------------------------------------------
+
+def data_parallel_bytes(n_params: float, devices: float, bytes_per_value: float = 2.0) -> float:
+    """Bytes each device sends (and receives) per step in a ring reduce-scatter of the gradients plus an
+    all-gather of the updated weights, both in `bytes_per_value` (bf16: 2): 2 (d - 1)/d x N x bytes.
+    This is the traffic ZeRO-style sharding of the optimizer state costs; it replaces an all-reduce of
+    the same volume, so sharding saves memory without adding bytes."""
+    d = check_positive_number("devices", devices)
+    return 2 * (d - 1) / d * check_positive_number("n_params", n_params) * check_positive_number("bytes_per_value", bytes_per_value)
 
 
 # --- the recompute tax ---------------------------------------------------------------------------

@@ -1,29 +1,13 @@
-"""The switchboard: step FLOPs other public accountings give, and the ledger switches that reproduce them.
+"""The switchboard: the step FLOPs other tools' own code returns, and the ledger switches that reproduce them.
 
-Each source's formula is re-stated here from its published form (no code copied), applied to the
-ledger's shape and step, and set beside the ledger's own count. `switches` names the ledger settings
-or accounting choices that close the gap; `ledger_with_switches_flops` recounts the ledger's own line
-items with those switches thrown, and equals the source's figure to rounding when the switches
-explain the whole difference.
-
-Sources (formula read from the files named; re-derived by hand in tests/test_reconcile.py):
-- palm-nanogpt: PaLM appendix B (Chowdhery et al. 2022), as nanoGPT's `estimate_mfu`
-  (karpathy/nanoGPT, model.py): 6N + 12*L*H*Q*T per token, H*Q the width, T the sequence length.
-  The ledger's N (every matrix that multiplies activations: the input embedding left out, the LM
-  head in) makes it exact; nanoGPT's own N (`get_num_params`, every parameter but position
-  embeddings) would also count the input embedding and the norms as if they were matmuls.
-- megatron-2024: Megatron-LM `num_floating_point_operations` (NVIDIA/Megatron-LM,
-  megatron/training/training.py, 2024 form): 12*B*s*L*h^2*[(1 + g/a + s/h)*(q/h) + (f/h)*(3/2 if
-  SwiGLU) + V/(2*L*h)] with GQA groups g, query projection q = kv_channels * a, padded vocabulary V.
-- megatron-2025: the same function after it halved causal attention (same file, commit
-  001b00c2734d8f0fad096fe48a382fedf755d321): 3 * 2 * B*s*[h*f*3*L + L*(h*(q + 2*kv) + q*s/2*2 + q*h) + h*V].
-- eleutherai-cookbook / -checkpointing: EleutherAI cookbook calc/calc_transformer_flops.py
-  (Anthony et al.): iter_factor 3 (4 with activation checkpointing) times qkv 2(1 + 2 kv_ratio)LTH^2,
-  attention 2*2*L*T*S*H, out projection 2LTH^2, MLP 16LTH^2 (a 4H GeLU MLP); LM head 6THV never recomputed.
-- savanna-hyena: Savanna's MFU counter (Zymrael/savanna, savanna/mfu.py): every GEMM 2mnk, the
-  hyena conv projection 2*3*k*d per token (k = 3), each long convolution by FFT 10*S*log2(S)*d per
-  sequence, logits 2dV; the forward total times 3 (backward = 2 x forward). Applied to the ledger's
-  hyena2 (two long convolutions per channel, the Llama-3-8B MLP and vocabulary).
+Each peer figure is data, not a formula: `data/peers/<source>.json` holds what that tool's own
+code returned for Llama-3-8B (or, for the Hyena counters, Llama-3-8B's width on the ledger's
+Hyena-2) at 2,048 and 4,096 tokens per sequence and 1,048,576 tokens per step, with the commit it
+was run at and the command (`data/peers/collect.py` ran them, outside the project). This module
+sets each figure beside the ledger's count and recounts the ledger's own line items with the
+row's switches thrown. A switch is a named accounting convention with the same value at every
+sequence length (never a number solved for), so a row whose switched ledger equals the peer's
+figure at both lengths is explained, not fitted.
 """
 from __future__ import annotations
 
@@ -31,30 +15,90 @@ import argparse
 import json
 import math
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Sequence
 
-from .costs import Costs
 from .errors import LedgerError
 from .layers import LineItem
 from .settings import Settings
 from .shapes import LLAMA3_8B, ModelShape
 from .step import step_items
 
+PEERS_DIR = Path(__file__).resolve().parent.parent / "data" / "peers"
 STEP_TOKENS = 1_048_576
 SEQ_LENS = (2048, 4096)
-SOURCES = ("palm-nanogpt", "palm-nanogpt-all-params", "megatron-2024", "megatron-2025",
-           "eleutherai-cookbook", "eleutherai-cookbook-checkpointing", "savanna-hyena")
+REPRODUCED_REL_TOL = 1e-12
+"""Agreement asked of a reproduced row: float rounding of the peer's own arithmetic, nothing more."""
 
-REFERENCES = {
-    "palm-nanogpt": "PaLM appendix B; karpathy/nanoGPT model.py estimate_mfu (N = ledger N)",
-    "palm-nanogpt-all-params": "karpathy/nanoGPT model.py estimate_mfu with N = get_num_params() (all weights)",
-    "megatron-2024": "NVIDIA/Megatron-LM megatron/training/training.py num_floating_point_operations (2024)",
-    "megatron-2025": "NVIDIA/Megatron-LM megatron/training/training.py num_floating_point_operations "
-                     "(2025, causal attention halved)",
-    "eleutherai-cookbook": "EleutherAI/cookbook calc/calc_transformer_flops.py --no-checkpoint-activations",
-    "eleutherai-cookbook-checkpointing": "EleutherAI/cookbook calc/calc_transformer_flops.py (default: checkpointing)",
-    "savanna-hyena": "Zymrael/savanna savanna/mfu.py get_hyena_flops (fft_conv_flops_per_layer)",
+# --- the sources: variant, switches, and what the switches mean for that tool ------------------
+
+HYENA_FFT_CONVENTIONS = {"fft_length": "S", "fft_constant": 5.0, "long_convs_per_layer": 1,
+                         "elementwise": "not counted", "per_step_transforms": "not counted",
+                         "backward": "2x forward"}
+
+SOURCES: dict[str, dict[str, Any]] = {
+    "palm-nanogpt": {
+        "variant": "transformer", "switches": {},
+        "note": "PaLM's 6N + 12LHS in nanoGPT's estimate_mfu with N = the weights that multiply activations "
+                "(LM head in, input embedding and norms out): the ledger's own count"},
+    "palm-nanogpt-total-param-count": {
+        "variant": "transformer", "switches": {"params_counted": "all"},
+        "note": "the common mistake: Llama-3-8B's total parameter count as N in 6N, pricing the input "
+                "lookup and the norm weights as if they were matmuls"},
+    "torchtitan": {
+        "variant": "transformer", "switches": {"params_counted": "matmuls+norms"},
+        "note": "6 x (all parameters - embedding) + 12 L H S: the norm weights priced as matmul weights"},
+    "megatron-2024": {
+        "variant": "transformer", "switches": {},
+        "note": "GQA and SwiGLU counted as the ledger does; padded vocabulary = 128,256 at tensor-parallel size 1"},
+    "megatron-2025": {
+        "variant": "transformer", "switches": {"causal_attention": True},
+        "note": "core attention halved for the causal mask"},
+    "eleutherai-cookbook": {
+        "variant": "transformer",
+        "switches": {"mlp_width": 16384, "lm_head": "forward only", "input_embedding_flops_per_token": 16384},
+        "note": "-nl 3 gives three MLP matrices but --ffn-hidden-size is not used: width 4H = 16,384, not "
+                "14,336; LM head forward only; the input lookup priced at 4H per token"},
+    "eleutherai-cookbook-checkpointing": {
+        "variant": "transformer",
+        "switches": {"mlp_width": 16384, "lm_head": "forward only", "input_embedding_flops_per_token": 16384,
+                     "recompute": "blocks"},
+        "note": "as above, and every block's forward run again (iteration factor 4): hardware FLOPs"},
+    "savanna-hyena": {
+        "variant": "hyena2",
+        "switches": {**HYENA_FFT_CONVENTIONS, "mlp_width": 10944, "vocab": 512},
+        "note": "Savanna fixes the MLP width at 8/3 H rounded up to a multiple of 64 (10,944) and the "
+                "vocabulary at its byte-level 512; one FFT long convolution of length S per layer"},
+    "nemo-hyena": {
+        "variant": "hyena2", "switches": dict(HYENA_FFT_CONVENTIONS),
+        "note": "NeMo's port of Savanna's count, MLP width and vocabulary as configured"},
 }
+
+SWITCH_VALUES: dict[str, str] = {
+    "causal_attention": "True or False: halve QK^T and AV for the causal mask",
+    "fft_constant": "a positive number c: one real FFT of length n costs c n log2 n",
+    "fft_length": "'2S' (zero-padded, the ledger) or 'S' (unpadded)",
+    "long_convs_per_layer": "a positive integer (the ledger's order-2 Hyena has 2)",
+    "mlp_width": "a positive integer: the MLP's intermediate width",
+    "vocab": "a positive integer: the vocabulary of the LM head",
+    "lm_head": "'counted' or 'forward only' (no dX, no dW)",
+    "input_embedding_flops_per_token": "a number >= 0: FLOPs charged per token for the input lookup, forward only",
+    "params_counted": "'matmuls' (the ledger), 'matmuls+norms' or 'all' (input embedding too), at 6 per token",
+    "recompute": "'none' or 'blocks' (every block's forward run again; activation checkpointing)",
+    "backward": "'ledger' or '2x forward'",
+    "elementwise": "'counted' or 'not counted' (gates, spectral products, gradient accumulation)",
+    "per_step_transforms": "'counted' or 'not counted' (filter FFTs done once per step)",
+}
+SWITCH_KEYS = tuple(SWITCH_VALUES)
+ELEMENTWISE_OPS = ("gates", "H . U", "G . conj(H)", "G . conj(U)", "accumulate dH")
+
+
+class _UnpaddedFFT(Settings):
+    """Settings whose long convolutions run FFTs of length S (no zero padding to 2S)."""
+
+    @property
+    def fft_len(self) -> int:
+        return self.seq_len
 
 
 def norm_params(shape: ModelShape) -> int:
@@ -62,191 +106,174 @@ def norm_params(shape: ModelShape) -> int:
     return (2 * shape.n_layers + 1) * shape.hidden
 
 
-# --- the sources' formulas, restated -------------------------------------------------------------
-
-def palm_nanogpt_flops(shape: ModelShape, seq_len: int, tokens: int, n_params: float | None = None) -> float:
-    """(6N + 12*L*H*S) * T; N defaults to the ledger's N."""
-    n = shape.N if n_params is None else n_params
-    return (6 * n + 12 * shape.n_layers * shape.hidden * seq_len) * tokens
-
-
-def megatron_2024_flops(shape: ModelShape, seq_len: int, tokens: int, padded_vocab: int | None = None) -> float:
-    """Megatron-LM's 2024 closed form with GQA and SwiGLU, batch_size * seq_length = tokens."""
-    h, a, g, s = shape.hidden, shape.n_heads, shape.n_kv_heads, seq_len
-    vocab = shape.vocab if padded_vocab is None else padded_vocab
-    q_ratio = shape.head_dim * a / h
-    return (12 * tokens * shape.n_layers * h * h
-            * ((1 + g / a + s / h) * q_ratio
-               + (shape.intermediate / h) * 1.5
-               + vocab / (2 * shape.n_layers * h)))
+def megatron_padded_vocab(vocab: int, tensor_parallel: int = 1, divisible_by: int = 128) -> int:
+    """The vocabulary Megatron-LM's LM head really has: `vocab` rounded up to a multiple of
+    divisible_by x tensor_parallel (so each tensor-parallel shard is whole and aligned)."""
+    for name, value in (("vocab", vocab), ("tensor_parallel", tensor_parallel), ("divisible_by", divisible_by)):
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise LedgerError(f"{name} = {value!r}: must be a positive integer")
+    multiple = divisible_by * tensor_parallel
+    return -(-vocab // multiple) * multiple
 
 
-def megatron_2025_flops(shape: ModelShape, seq_len: int, tokens: int, padded_vocab: int | None = None) -> float:
-    """Megatron-LM's 2025 form: per-GEMM terms, core attention halved for the causal mask."""
-    h, s, L = shape.hidden, seq_len, shape.n_layers
-    vocab = shape.vocab if padded_vocab is None else padded_vocab
-    q = shape.head_dim * shape.n_heads
-    kv = shape.head_dim * shape.n_kv_heads
-    attn = 3 * 2 * (h * (q + 2 * kv) + q * s / 2 * 2 + q * h)
-    mlp = 3 * 2 * h * shape.intermediate * 3
-    logit = 3 * 2 * h * vocab
-    return tokens * (L * (mlp + attn) + logit)
+def _choice(switches: dict[str, Any], key: str, allowed: tuple, default: Any) -> Any:
+    value = switches.get(key, default)
+    if value not in allowed:
+        raise LedgerError(f"{key} = {value!r}: allowed are {SWITCH_VALUES[key]}")
+    return value
 
 
-def cookbook_flops(shape: ModelShape, seq_len: int, tokens: int, checkpoint_activations: bool) -> float:
-    """EleutherAI cookbook: layer terms times iter_factor (3, or 4 with checkpointing); LM head 6THV."""
-    it = 4 if checkpoint_activations else 3
-    h, L, s = shape.hidden, shape.n_layers, seq_len
-    kv_ratio = shape.n_kv_heads / shape.n_heads
-    qkv = it * 2 * (1 + 2 * kv_ratio) * L * tokens * h * h
-    scores = it * 2 * L * tokens * s * h
-    over_values = it * 2 * L * tokens * s * h
-    out_proj = it * 2 * L * tokens * h * h
-    ffn = it * 16 * L * tokens * h * h
-    embedding = 6 * tokens * h * shape.vocab
-    return qkv + scores + over_values + out_proj + ffn + embedding
+def _positive_int(switches: dict[str, Any], key: str) -> int | None:
+    value = switches.get(key)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
+        raise LedgerError(f"{key} = {value!r}: allowed are {SWITCH_VALUES[key]}")
+    return value
 
 
-def savanna_hyena_flops(shape: ModelShape, seq_len: int, tokens: int, long_convs: int = 2,
-                        conv_proj_len: int = 3) -> float:
-    """Savanna's Hyena count on the ledger's hyena2: forward per token, times 3.
-
-    Per layer per token: in-projection 2*3*d^2, hyena conv projection 2*3*k*d, out-projection 2*d^2,
-    SwiGLU MLP 2*3*f*d, `long_convs` FFT convolutions of 10*S*log2(S)*d per sequence (S tokens);
-    LM head 2*d*V per token.
-    """
-    d, L, s = shape.hidden, shape.n_layers, seq_len
-    per_token = L * (2 * 3 * d * d + 2 * 3 * conv_proj_len * d + 2 * d * d + 2 * 3 * shape.intermediate * d
-                     + long_convs * 10 * s * math.log2(s) * d / s) + 2 * d * shape.vocab
-    return 3 * per_token * tokens
-
-
-# --- the ledger with switches thrown -------------------------------------------------------------
-
-SWITCH_KEYS = ("causal_attention", "fft_constant", "embedding_in", "norms_as_matmuls", "mlp_flops_per_token",
-               "recompute", "backward", "drop_ops")
-
-
-def ledger_with_switches(settings: Settings, switches: dict[str, Any]) -> float:
-    """Recount the ledger's step with accounting switches thrown.
-
-    causal_attention, fft_constant: ledger cost conventions (Costs).
-    embedding_in: count the input embedding as a V x H matmul (6*V*H per token), as an all-parameter N does.
-    norms_as_matmuls: count each norm weight as a parameter at 6 FLOPs per token.
-    mlp_flops_per_token: replace the MLP's forward FLOPs per token per layer (e.g. 16H^2 for a 4H GeLU MLP).
-    recompute: "blocks" re-runs every block's forward once (activation checkpointing; not the LM head).
-    backward: "2x forward" replaces dX + dW by twice the forward pass (as if everything were a matmul).
-    drop_ops: substrings of line-item names the source does not count (matched on forward, dX and dW).
-    """
+def switched_settings(settings: Settings, switches: dict[str, Any]) -> Settings:
+    """The settings the ledger counts with under `switches` (shape, cost conventions, FFT length)."""
     unknown = [k for k in switches if k not in SWITCH_KEYS]
     if unknown:
         raise LedgerError(f"switch {unknown[0]!r}: allowed are {', '.join(SWITCH_KEYS)}")
+    shape = settings.shape
+    for key, field in (("mlp_width", "intermediate"), ("vocab", "vocab")):
+        value = _positive_int(switches, key)
+        if value is not None:
+            shape = replace(shape, **{field: value})
     costs = settings.costs
-    for key in ("causal_attention", "fft_constant"):
-        if key in switches:
-            costs = replace(costs, **{key: switches[key]})
-    s = replace(settings, costs=costs)
-    items: list[LineItem] = step_items(s)
-    drop = tuple(switches.get("drop_ops", ()))
-    items = [i for i in items if not any(d in i.op for d in drop)]
-    mlp_target = switches.get("mlp_flops_per_token")
-    if mlp_target is not None:
-        mlp_forward = sum(i.flops for i in items if i.layer == "mlp" and i.phase == "forward")
-        scale = mlp_target * s.shape.n_layers * s.step_tokens / mlp_forward
-        items = [replace(i, flops=i.flops * scale) if i.layer == "mlp" else i for i in items]
+    if "causal_attention" in switches:
+        if not isinstance(switches["causal_attention"], bool):
+            raise LedgerError(f"causal_attention = {switches['causal_attention']!r}: allowed are "
+                              f"{SWITCH_VALUES['causal_attention']}")
+        costs = replace(costs, causal_attention=switches["causal_attention"])
+    if "fft_constant" in switches:
+        costs = replace(costs, fft_constant=switches["fft_constant"])
+    cls = _UnpaddedFFT if _choice(switches, "fft_length", ("2S", "S"), "2S") == "S" else Settings
+    return cls(variant=settings.variant, seq_len=settings.seq_len, step_tokens=settings.step_tokens,
+               block=settings.block, hybrid_attention_fraction=settings.hybrid_attention_fraction,
+               shape=shape, costs=costs, device=settings.device)
+
+
+def switched_items(settings: Settings, switches: dict[str, Any]) -> list[LineItem]:
+    """The ledger's line items under `switches`, before the step-level conventions (backward, recompute)."""
+    s = switched_settings(settings, switches)
+    items = step_items(s)
+    convs = _positive_int(switches, "long_convs_per_layer")
+    if convs is not None:  # the ledger's Hyena-2 has two long convolutions per channel per layer
+        items = [replace(i, count=i.count * convs / 2, flops=i.flops * convs / 2) if i.op.startswith("long conv")
+                 else i for i in items]
+    if _choice(switches, "elementwise", ("counted", "not counted"), "counted") == "not counted":
+        items = [i for i in items if not any(op in i.op for op in ELEMENTWISE_OPS)]
+    if _choice(switches, "per_step_transforms", ("counted", "not counted"), "counted") == "not counted":
+        items = [i for i in items if not (i.per == "step" and i.cls == "transform")]
+    if _choice(switches, "lm_head", ("counted", "forward only"), "counted") == "forward only":
+        items = [i for i in items if not (i.layer == "lm_head" and i.phase != "forward")]
+    return items
+
+
+def ledger_with_switches(settings: Settings, switches: dict[str, Any]) -> float:
+    """The ledger's step FLOPs recounted with accounting switches thrown (see SWITCH_VALUES)."""
+    s = switched_settings(settings, switches)
+    items = switched_items(settings, switches)
     forward = sum(i.flops for i in items if i.phase == "forward")
     backward = sum(i.flops for i in items if i.phase != "forward")
-    if switches.get("backward") == "2x forward":
+    if _choice(switches, "backward", ("ledger", "2x forward"), "ledger") == "2x forward":
         backward = 2 * forward
-    elif switches.get("backward") not in (None, "ledger"):
-        raise LedgerError(f"backward = {switches['backward']!r}: must be 'ledger' or '2x forward'")
     total = forward + backward
-    if switches.get("recompute") == "blocks":
+    if _choice(switches, "recompute", ("none", "blocks"), "none") == "blocks":
         total += sum(i.flops for i in items if i.phase == "forward" and i.layer in ("attention", "hyena", "mlp"))
-    elif switches.get("recompute") not in (None, "none"):
-        raise LedgerError(f"recompute = {switches['recompute']!r}: must be 'none' or 'blocks'")
-    if switches.get("embedding_in"):
-        total += 6 * s.shape.vocab * s.shape.hidden * s.step_tokens
-    if switches.get("norms_as_matmuls"):
+    params = _choice(switches, "params_counted", ("matmuls", "matmuls+norms", "all"), "matmuls")
+    if params in ("matmuls+norms", "all"):
         total += 6 * norm_params(s.shape) * s.step_tokens
-    return total
+    if params == "all":
+        total += 6 * s.shape.embedding_params * s.step_tokens
+    embed = switches.get("input_embedding_flops_per_token", 0)
+    if isinstance(embed, bool) or not isinstance(embed, (int, float)) or not math.isfinite(embed) or embed < 0:
+        raise LedgerError(f"input_embedding_flops_per_token = {embed!r}: allowed are "
+                          f"{SWITCH_VALUES['input_embedding_flops_per_token']}")
+    return total + embed * s.step_tokens
 
 
-def _row(source: str, variant: str, seq_len: int, step_tokens: int, step_flops: float,
-         switches: dict[str, Any], shape: ModelShape, note: str) -> dict[str, Any]:
-    settings = Settings(variant=variant, seq_len=seq_len, step_tokens=step_tokens, shape=shape)
-    ledger_flops = sum(i.flops for i in step_items(settings))
-    with_switches = ledger_with_switches(settings, switches)
-    return {
-        "source": source, "reference": REFERENCES[source], "variant": variant, "seq_len": seq_len,
-        "step_tokens": step_tokens, "step_flops": float(step_flops), "ledger_step_flops": float(ledger_flops),
-        "ratio_to_ledger": float(step_flops / ledger_flops), "switches": switches,
-        "ledger_with_switches_flops": float(with_switches),
-        "reproduced": math.isclose(with_switches, step_flops, rel_tol=1e-9), "note": note,
-    }
+# --- the peers' figures, as stored --------------------------------------------------------------
+
+def load_peer(source: str, peers_dir: Path = PEERS_DIR) -> dict[str, Any]:
+    """The stored record of one source: repository, commit, file, method and its figures."""
+    if source not in SOURCES:
+        raise LedgerError(f"source {source!r}: allowed are {', '.join(SOURCES)}")
+    path = Path(peers_dir) / f"{source}.json"
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise LedgerError(f"peer figures {str(path)!r}: no such file (run data/peers/collect.py)") from None
 
 
-def reconcile_rows(shape: ModelShape = LLAMA3_8B, seq_lens: Sequence[int] = SEQ_LENS,
-                   step_tokens: int = STEP_TOKENS) -> list[dict[str, Any]]:
-    """Every source at every sequence length: its step FLOPs, the ledger's, and the switches between them."""
+def peer_figure(source: str, seq_len: int, step_tokens: int = STEP_TOKENS) -> dict[str, Any]:
+    """One stored figure of `source`: seq_len, step_flops, counts, command."""
+    record = load_peer(source)
+    for fig in record["figures"]:
+        if fig["seq_len"] == seq_len and record["step_tokens"] == step_tokens:
+            return fig
+    have = ", ".join(f"{f['seq_len']:,}" for f in record["figures"])
+    raise LedgerError(f"seq_len = {seq_len}, step_tokens = {step_tokens}: {source} was run at S = {have} "
+                      f"and {record['step_tokens']:,} tokens per step only")
+
+
+def switched_step_flops(source: str, seq_len: int, step_tokens: int = STEP_TOKENS) -> float:
+    """The ledger with `source`'s switches at any sequence length (the peer code ran at 2,048 and 4,096 only)."""
+    spec = SOURCES.get(source)
+    if spec is None:
+        raise LedgerError(f"source {source!r}: allowed are {', '.join(SOURCES)}")
+    settings = Settings(variant=spec["variant"], seq_len=seq_len, step_tokens=step_tokens, shape=LLAMA3_8B)
+    return ledger_with_switches(settings, spec["switches"])
+
+
+def reconcile_rows(sources: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """Every source at every stored sequence length: its own figure, the ledger's, the switches between them."""
     rows = []
-    h = shape.hidden
-    for s in seq_lens:
-        t = step_tokens
-        rows.append(_row("palm-nanogpt", "transformer", s, t, palm_nanogpt_flops(shape, s, t), {}, shape,
-                         "N = parameters that multiply activations (input embedding out, LM head in)"))
-        all_params = shape.matrix_params + norm_params(shape)
-        rows.append(_row("palm-nanogpt-all-params", "transformer", s, t,
-                         palm_nanogpt_flops(shape, s, t, n_params=all_params),
-                         {"embedding_in": True, "norms_as_matmuls": True}, shape,
-                         f"N = every weight ({all_params:,}): the input lookup and norms priced as matmuls"))
-        rows.append(_row("megatron-2024", "transformer", s, t, megatron_2024_flops(shape, s, t), {}, shape,
-                         "GQA and SwiGLU as Megatron counts them; padded vocabulary = vocabulary (TP = 1)"))
-        rows.append(_row("megatron-2025", "transformer", s, t, megatron_2025_flops(shape, s, t),
-                         {"causal_attention": True}, shape, "core attention halved for the causal mask"))
-        gelu_mlp = 16 * h * h
-        rows.append(_row("eleutherai-cookbook", "transformer", s, t, cookbook_flops(shape, s, t, False),
-                         {"mlp_flops_per_token": gelu_mlp}, shape,
-                         "MLP counted as a 4H GeLU MLP (16H^2 per token), not SwiGLU"))
-        rows.append(_row("eleutherai-cookbook-checkpointing", "transformer", s, t,
-                         cookbook_flops(shape, s, t, True),
-                         {"mlp_flops_per_token": gelu_mlp, "recompute": "blocks"}, shape,
-                         "as above, every block's forward run again (iter_factor 4); LM head not recomputed"))
-        rows.append(_row("savanna-hyena", "hyena2", s, t, savanna_hyena_flops(shape, s, t),
-                         {"fft_constant": 2.5 * math.log2(s) / math.log2(2 * s), "backward": "2x forward",
-                          "drop_ops": ["H . U", "G . conj(H)", "G . conj(U)", "accumulate dH", "gates",
-                                       "rFFT of filter h", "inverse rFFT of dH"]},
-                         shape, "FFT of length S at 10 S log2 S per convolution, no spectral products or "
-                                "gates, backward = 2 x forward"))
+    for source in sources or SOURCES:
+        spec = SOURCES[source]
+        record = load_peer(source)
+        for fig in record["figures"]:
+            s, t = fig["seq_len"], record["step_tokens"]
+            settings = Settings(variant=spec["variant"], seq_len=s, step_tokens=t, shape=LLAMA3_8B)
+            ledger_flops = sum(i.flops for i in step_items(settings))
+            switched = ledger_with_switches(settings, spec["switches"])
+            rows.append({
+                "source": source, "variant": spec["variant"], "seq_len": s, "step_tokens": t,
+                "step_flops": float(fig["step_flops"]), "ledger_step_flops": float(ledger_flops),
+                "switches": dict(spec["switches"]), "ledger_with_switches_flops": float(switched),
+                "commit": record["commit"], "repository": record["repository"], "file": record["file"],
+                "command": fig["command"], "counts": fig["counts"],
+                "ratio_to_ledger": float(fig["step_flops"] / ledger_flops),
+                "residual": float(switched / fig["step_flops"] - 1),
+                "reproduced": math.isclose(switched, fig["step_flops"], rel_tol=REPRODUCED_REL_TOL),
+                "note": spec["note"],
+            })
     return rows
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:
     """A plain-text table of the rows (step FLOPs in units of 1e15)."""
-    head = f"{'source':36} {'variant':12} {'S':>6} {'source PFLOP':>13} {'ledger PFLOP':>13} {'ratio':>7} " \
-           f"{'switched':>13}  switches"
+    head = (f"{'source':34} {'variant':11} {'S':>6} {'counts':8} {'peer PFLOP':>11} {'ledger':>9} {'ratio':>7} "
+            f"{'switched':>9}  commit    switches")
     lines = [head, "-" * len(head)]
     for r in rows:
-        sw = ", ".join(f"{k}={v if not isinstance(v, float) else round(v, 4)}" for k, v in r["switches"].items()
-                       if k != "drop_ops")
-        if "drop_ops" in r["switches"]:
-            sw += (", " if sw else "") + f"drop_ops=[{len(r['switches']['drop_ops'])} ops]"
-        lines.append(f"{r['source']:36} {r['variant']:12} {r['seq_len']:>6} {r['step_flops'] / 1e15:>13.3f} "
-                     f"{r['ledger_step_flops'] / 1e15:>13.3f} {r['ratio_to_ledger']:>7.4f} "
-                     f"{r['ledger_with_switches_flops'] / 1e15:>13.3f}  {sw or '(none)'}")
+        sw = ", ".join(f"{k}={v}" for k, v in r["switches"].items())
+        lines.append(f"{r['source']:34} {r['variant']:11} {r['seq_len']:>6} {r['counts']:8} "
+                     f"{r['step_flops'] / 1e15:>11.3f} {r['ledger_step_flops'] / 1e15:>9.3f} "
+                     f"{r['ratio_to_ledger']:>7.4f} {r['ledger_with_switches_flops'] / 1e15:>9.3f}  "
+                     f"{r['commit'][:8]}  {sw or '(none)'}")
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m ledger reconcile [--json] [--config PATH]`: the reconciliation table."""
+    """`python -m ledger reconcile [--json]`: the reconciliation table."""
     parser = argparse.ArgumentParser(prog="python -m ledger reconcile",
-                                     description="Step FLOPs of other accountings beside the ledger's.")
+                                     description="Other tools' own step FLOPs for Llama-3-8B beside the ledger's.")
     parser.add_argument("--json", action="store_true", help="print the rows as a JSON list")
-    parser.add_argument("--config", help="a Llama-style Hugging Face config.json instead of Llama-3-8B")
     args = parser.parse_args(list(argv) if argv is not None else None)
     try:
-        shape = ModelShape.from_hf_config(args.config) if args.config else LLAMA3_8B
-        rows = reconcile_rows(shape)
+        rows = reconcile_rows()
     except LedgerError as err:
         print(f"error: {err}")
         return 2
