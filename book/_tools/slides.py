@@ -43,9 +43,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SKIPPED_SECTIONS = re.compile(r"^(prerequisites|imports|explore\b.*)$", re.IGNORECASE)
 HIDDEN_OUTPUT_TAGS = {"remove-output", "remove-cell", "remove_output", "remove_cell"}
 ROLE = re.compile(r"\{(?P<name>[a-z:\-]+)\}`(?P<body>[^`]*)`")
-FENCE = re.compile(r"^(`{3,}|~{3,})")
-GLUE_FIGURE = re.compile(r"^`{3,}\{glue(?::figure|:any)?\}[ \t]+([\w.\-]+)", re.MULTILINE)
-DIRECTIVE_BLOCK = re.compile(r"^(?P<fence>`{3,})\{(?P<name>[a-z\-]+)\}[^\n]*\n(?P<body>.*?)^(?P=fence)\s*$",
+FENCE = re.compile(r"^(`{3,}|~{3,}|:{3,})")
+GLUE_FIGURE = re.compile(r"^(?:`{3,}|:{3,})\{glue(?::figure|:any)?\}[ \t]+([\w.\-]+)", re.MULTILINE)
+DIRECTIVE_BLOCK = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[a-z\-]+)\}[^\n]*\n(?P<body>.*?)^(?P=fence)\s*$",
                              re.MULTILINE | re.DOTALL)
 
 
@@ -339,7 +339,7 @@ def choose_slides(sections: list[Section], ctx: Context) -> list[str]:
     return slides
 
 
-# ---------------------------------------------------------------- writing the decks
+# ---------------------------------------------------------------- writing the slides
 
 PAGE = """<!DOCTYPE html>
 <html lang="en">
@@ -421,7 +421,7 @@ def copy_libraries(node_modules: Path, out: Path) -> None:
                 shutil.copy2(src, dst)
 
 
-def build_deck(stem: str, executed: Path, source: Path, ctx_base: dict, book_prefix: str) -> tuple[str, str]:
+def build_chapter_slides(stem: str, executed: Path, source: Path, ctx_base: dict, book_prefix: str) -> tuple[str, str]:
     """The HTML of one chapter's slides and the chapter's title."""
     notebook, glue = read_executed(executed, stem, source)
     ctx = Context(stem, glue_text(glue), **ctx_base, glue_outputs=glue)
@@ -455,7 +455,7 @@ def build(executed: Path, node_modules: Path, out: Path, source: Path = ROOT / "
     (out / "slides.css").write_text(CSS, encoding="utf-8")
     written, items = [], []
     for stem in stems:
-        page, title = build_deck(stem, executed, source, ctx_base, book_prefix)
+        page, title = build_chapter_slides(stem, executed, source, ctx_base, book_prefix)
         target = out / f"{stem}.html"
         target.write_text(page, encoding="utf-8")
         written.append(target)
