@@ -63,7 +63,7 @@ class Section:
     title: str
     markdown: list[str] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)      # HTML of figures and tables, in order
-    forced: list[str] = field(default_factory=list)       # HTML of cells marked slide_type "slide"
+    forced: list[tuple[str, str]] = field(default_factory=list)  # ("markdown"|"html", text) of cells marked "slide"
 
 
 def _slide_type(cell) -> str:
@@ -121,7 +121,7 @@ def read_sections(notebook) -> list[Section]:
         tags = set(cell.get("metadata", {}).get("tags", []))
         if cell.cell_type == "markdown":
             if kind in ("slide", "subslide"):
-                sections[-1].forced.append(cell.source)
+                sections[-1].forced.append(("markdown", cell.source))
                 continue
             for level, title, body in _split_headings(cell.source):
                 if level:
@@ -131,7 +131,7 @@ def read_sections(notebook) -> list[Section]:
         elif cell.cell_type == "code" and not tags & HIDDEN_OUTPUT_TAGS:
             shown = [h for h in (_output_html(o) for o in cell.get("outputs", [])) if h]
             if kind in ("slide", "subslide"):
-                sections[-1].forced.extend(shown)
+                sections[-1].forced.extend(("html", h) for h in shown)
             else:
                 sections[-1].outputs.extend(shown)
     return sections
@@ -331,8 +331,8 @@ def choose_slides(sections: list[Section], ctx: Context) -> list[str]:
                 slides.append(f"<h3>{heading}</h3>{shown}")
             for shown in section.outputs:
                 slides.append(f"<h3>{heading}</h3>{shown}")
-        for forced in section.forced:
-            if forced.lstrip().startswith("<"):
+        for kind, forced in section.forced:
+            if kind == "html":
                 slides.append(forced)
             else:
                 slides.append(_render(_blocks(_strip_directives(replace_roles(forced, ctx)))))
@@ -382,7 +382,9 @@ CSS = """.reveal { font-size: 28px; }
 .reveal .slide-table { font-size: 0.72em; overflow-x: auto; }
 .reveal .slide-table table { margin: 0 auto; border-collapse: collapse; }
 .reveal .slide-table th, .reveal .slide-table td { padding: 0.15em 0.5em; border-bottom: 1px solid #ccc; }
-.reveal ul.exercises { font-size: 0.6em; }
+.reveal ul.exercises { font-size: 0.72em; }
+.reveal section.dense p, .reveal section.dense ul { font-size: 0.82em; }
+.reveal section.denser p, .reveal section.denser ul { font-size: 0.72em; }
 .reveal .how-to-check, .reveal .chapter-link { font-size: 0.7em; color: #555; }
 """
 
@@ -429,8 +431,16 @@ def build_chapter_slides(stem: str, executed: Path, source: Path, ctx_base: dict
     sections = read_sections(notebook)
     slides = choose_slides(sections, ctx)
     title = ctx.titles.get(stem, stem)
-    body = "\n".join(f"<section>\n{s}\n</section>" for s in slides)
+    body = "\n".join(f"<section{_density(s)}>\n{s}\n</section>" for s in slides)
     return PAGE.format(title=html.escape(title), sections=body), title
+
+
+def _density(slide: str) -> str:
+    """A class that shrinks the type of a slide with much text, so that it fits the slide's height."""
+    if "<img" in slide or "slide-table" in slide:
+        return ""
+    length = len(re.sub(r"<[^>]+>", "", slide))
+    return ' class="denser"' if length > 1400 else ' class="dense"' if length > 850 else ""
 
 
 def _titles(source: Path, stems: list[str]) -> dict[str, str]:
