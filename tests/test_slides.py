@@ -163,3 +163,21 @@ def test_slide_type_metadata_overrides_the_rule():
     assert "Lead paragraph" in slides[1] and "Second paragraph" not in text
     assert slides[2].startswith("<p>A cell the rule would fold") and "Never shown" not in text
     assert "one 12.35%" in slides[3]
+
+
+def test_glue_is_read_from_outputs_when_there_is_no_glue_file():
+    """An executed folder without myst-nb's .glue.json (glue outputs still in the cells) gives the same values."""
+    import nbformat
+
+    sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    from executed import take_glue_outputs
+
+    prefix = "application/papermill.record/"
+    cell = nbformat.v4.new_code_cell("glue(...)", outputs=[
+        nbformat.v4.new_output("display_data", data={prefix + "text/plain": "12.1875"},
+                               metadata={"scrapbook": {"name": "share", "mime_prefix": prefix}}),
+        nbformat.v4.new_output("stream", name="stdout", text="kept\n")])
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    assert take_glue_outputs(nb) == {"share": {"output_type": "display_data", "data": {"text/plain": "12.1875"},
+                                               "metadata": {"scrapbook": {"name": "share", "mime_prefix": prefix}}}}
+    assert [o["output_type"] for o in nb.cells[0].outputs] == ["stream"]

@@ -1,9 +1,11 @@
 """The executed chapters a build left behind, for the slide and student-edition builders.
 
 myst-nb writes each executed chapter to _build/jupyter_execute/notebooks/<chapter>.ipynb (outputs
-kept, glue outputs taken out) and its glued values to <chapter>.glue.json beside it. A copy is
-refused when its cells differ from notebooks/<chapter>.ipynb or when a ledger module is newer:
-its numbers would be stale.
+kept, glue outputs taken out) and its glued values to <chapter>.glue.json beside it. A folder of
+executed notebooks that still carry their glue outputs (no .glue.json, e.g. from jupyter-cache or
+nbclient) is read too: the glue outputs are taken out the same way. A copy is refused when its
+cells differ from notebooks/<chapter>.ipynb or when a ledger module is newer: its numbers would be
+stale.
 """
 from __future__ import annotations
 
@@ -42,4 +44,26 @@ def read_executed(executed: Path, stem: str, source: Path = ROOT / "notebooks"):
         raise StaleBuild(f"{path} is older than ledger/{newer[0]}: its numbers may be stale, run `make book`")
     glue_file = executed / f"{stem}.glue.json"
     glue = json.loads(glue_file.read_text(encoding="utf-8")) if glue_file.exists() else {}
-    return notebook, glue
+    return notebook, {**take_glue_outputs(notebook), **glue}
+
+
+def take_glue_outputs(notebook) -> dict:
+    """Remove the glue outputs still in a notebook's cells and return them as {key: output}, their
+    mime types without the glue prefix (the form of myst-nb's .glue.json)."""
+    glue = {}
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        kept = []
+        for output in cell.get("outputs", []):
+            scrapbook = output.get("metadata", {}).get("scrapbook")
+            if not scrapbook:
+                kept.append(output)
+                continue
+            prefix = scrapbook.get("mime_prefix", "")
+            output["data"] = {k[len(prefix):] if k.startswith(prefix) else k: v for k, v in output["data"].items()}
+            glue[scrapbook["name"]] = output
+            if not prefix:
+                kept.append(output)
+        cell.outputs = kept
+    return glue
