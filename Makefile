@@ -37,13 +37,13 @@ $(NPM_STAMP): package.json package-lock.json
 	cd $(NPM_DIR) && npm ci --no-audit --no-fund --ignore-scripts
 
 slides: $(STAMP) $(NPM_STAMP)
-	@test -f $(EXECUTED)/00_introduction.ipynb || $(MAKE) book
+	@test -f $(BOOK_STAMP) -a -d $(EXECUTED) || $(MAKE) book
 	$(PY) book/_tools/slides.py --executed $(EXECUTED) --node-modules $(NPM_DIR)/node_modules --out _build/slides
 
 ## The student edition in _build/student/: html/ (the book without solutions) and notebooks/ (the
 ## chapters without solutions, to hand out). Reuses the executed chapters; executes nothing again.
 student: $(STAMP)
-	@test -f $(EXECUTED)/00_introduction.ipynb || $(MAKE) book
+	@test -f $(BOOK_STAMP) -a -d $(EXECUTED) || $(MAKE) book
 	$(PY) book/_tools/student.py --executed $(EXECUTED) --out _build/student
 
 ## Every test: the ledger's unit and property tests, every notebook under nbval, the built book's
