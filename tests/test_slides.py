@@ -73,6 +73,8 @@ def test_nothing_is_loaded_from_outside(slides_dir):
 
 
 def test_each_chapter_page_links_its_slides(slides_dir):
+    """The book carries a copy of the slides in its slides/ folder; each chapter page links its own,
+    and that copy links back to the chapter page."""
     html = ROOT / "_build" / "html"
     assert (html / "index.html").exists(), "build the book first (make book)"
     for stem in chapters():
@@ -80,7 +82,10 @@ def test_each_chapter_page_links_its_slides(slides_dir):
         link = re.search(r'<p class="chapter-slides-link"><a class="reference external" href="([^"]+)"', page)
         assert link, f"notebooks/{stem}.html has no link to its slides"
         target = (html / "notebooks" / link.group(1)).resolve()
-        assert target == (ROOT / "_build" / "slides" / f"{stem}.html").resolve(), link.group(1)
+        assert target == (html / "slides" / f"{stem}.html").resolve() and target.exists(), link.group(1)
+        back = re.search(r'<p class="chapter-link"><a href="([^"]+)"', target.read_text(encoding="utf-8"))
+        assert back and (target.parent / back.group(1)).resolve() == (html / "notebooks" / f"{stem}.html").resolve()
+        assert (slides_dir / f"{stem}.html").exists()
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -99,6 +99,16 @@ def test_no_solution_anywhere_in_the_student_site(student):
         assert not found, f"{path}: solution text {found[0]!r}"
 
 
+def test_student_pages_link_slides_inside_the_edition(student):
+    html = student / "html"
+    for stem in chapters():
+        page = (html / "notebooks" / f"{stem}.html").read_text(encoding="utf-8")
+        link = re.search(r'<p class="chapter-slides-link"><a class="reference external" href="([^"]+)"', page)
+        assert link, f"{stem}: no link to its slides"
+        target = (html / "notebooks" / link.group(1)).resolve()
+        assert target == (html / "slides" / f"{stem}.html").resolve() and target.exists(), link.group(1)
+
+
 def test_no_solution_in_the_student_notebooks(student):
     for stem in chapters():
         nb = nbformat.read(student / "notebooks" / f"{stem}.ipynb", as_version=4)

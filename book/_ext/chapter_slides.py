@@ -1,8 +1,9 @@
-"""Link each chapter page to its slides (written by `make slides` as <slides dir>/<chapter>.html).
+"""Link each chapter page to its slides, <HTML root>/slides/<chapter>.html.
 
-A chapter is a page under notebooks/; the link goes right under the page title. `tx_slides_dir` is
-where the slides sit relative to the HTML root: "../slides" for the book in _build/html (slides in
-_build/slides); the student edition (_build/student/html) sets "../../slides". HTML builders only.
+`make slides` writes the slides to _build/slides and a copy into the built book's slides/ folder
+(the student edition copies them too), so that the links hold wherever the HTML is published. A
+chapter is a page under notebooks/; the link goes right under the page title. `tx_slides_dir`
+(default "slides") is the folder relative to the HTML root. HTML builders only.
 """
 from docutils import nodes
 
@@ -10,7 +11,7 @@ CHAPTER_PREFIX = "notebooks/"
 
 
 def slides_uri(docname: str, slides_dir: str) -> str:
-    """The relative address of a chapter's slides from its page, e.g. ../../slides/05_amdahl_table.html."""
+    """The relative address of a chapter's slides from its page, e.g. ../slides/05_amdahl_table.html."""
     up = "../" * docname.count("/")
     return f"{up}{slides_dir.rstrip('/')}/{docname.rsplit('/', 1)[-1]}.html"
 
@@ -28,6 +29,6 @@ def _add_link(app, doctree, docname):
 
 
 def setup(app):
-    app.add_config_value("tx_slides_dir", "../slides", "html")
+    app.add_config_value("tx_slides_dir", "slides", "html")
     app.connect("doctree-resolved", _add_link)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

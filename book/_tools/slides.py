@@ -18,7 +18,9 @@ Numbers are the glued ones: the builder reads the executed notebooks myst-nb lea
 _build/jupyter_execute/notebooks (each with its `.glue.json`), replaces every `{glue:text}` role
 with the value formatted as myst-nb formats it, and refuses an executed copy whose cells differ
 from the chapter in notebooks/ (a stale build). reveal.js and MathJax come from the pinned npm
-packages (package.json) and are copied next to the slides, so they work offline.
+packages (package.json) and are copied next to the slides, so they work offline. With --book-html
+the same slides are also written into the built book's slides/ folder, which its chapter pages
+link (book/_ext/chapter_slides.py), so that the published HTML carries them.
 """
 from __future__ import annotations
 
@@ -483,15 +485,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--node-modules", type=Path, default=ROOT / "_build" / "npm" / "node_modules",
                         help="npm install holding the pinned reveal.js and mathjax packages")
     parser.add_argument("--out", type=Path, default=ROOT / "_build" / "slides")
+    parser.add_argument("--book-html", type=Path, default=None,
+                        help="a built book (e.g. _build/html): also write the slides into its slides/ folder, "
+                             "which its chapter pages link, so that the published HTML carries them")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     try:
         written = build(args.executed, args.node_modules, args.out)
+        places = [str(args.out)]
+        if args.book_html is not None:
+            if not (args.book_html / "index.html").exists():
+                raise SlideError(f"--book-html {args.book_html} holds no built book (index.html)")
+            build(args.executed, args.node_modules, args.book_html / "slides", book_prefix="../")
+            places.append(str(args.book_html / "slides"))
     except (SlideError, StaleBuild) as error:
         print(f"slides: {error}", file=sys.stderr)
         return 2
-    print(f"slides: {len(written)} chapters written to {args.out} in {time.perf_counter() - start:.1f} s "
-          f"(from {args.executed})")
+    print(f"slides: {len(written)} chapters written to {' and '.join(places)} in "
+          f"{time.perf_counter() - start:.1f} s (from {args.executed})")
     return 0
 
 

@@ -8,6 +8,7 @@
   build left in _build/jupyter_execute/notebooks (their outputs, and the glued values the remaining
   text uses, put back from the `.glue.json` files myst-nb writes beside them), built with execution
   off. The page sources (_sources/*.ipynb, offered for download) are these same solution-free copies.
+  The slides the chapter pages link are copied in from the main book's slides/ (`make slides`).
 """
 from __future__ import annotations
 
@@ -97,19 +98,20 @@ def write_notebooks(source: Path, out: Path, stems: list[str]) -> None:
 
 
 def student_config(config_file: Path) -> dict:
-    """The book's configuration for the student edition: execution off, solutions hidden, slides
-    two levels up (the edition sits in _build/student/html, the slides in _build/slides)."""
+    """The book's configuration for the student edition: execution off, solutions hidden."""
     config = yaml.safe_load(config_file.read_text(encoding="utf-8"))
     config["title"] = f"{config.get('title', '')} (student edition)"
     config.setdefault("execute", {})["execute_notebooks"] = "off"
     sphinx_config = config.setdefault("sphinx", {}).setdefault("config", {})
     sphinx_config["hide_solutions"] = True
-    sphinx_config["tx_slides_dir"] = "../../slides"
     return config
 
 
-def build_html(executed: Path, source: Path, out: Path, stems: list[str], jupyter_book: Path) -> None:
-    """The book without solutions, built from the executed chapters with execution off."""
+def build_html(executed: Path, source: Path, out: Path, stems: list[str], jupyter_book: Path, slides: Path) -> None:
+    """The book without solutions, built from the executed chapters with execution off, with a copy
+    of the slides its chapter pages link (`slides`: the slides written into the main book)."""
+    if not (slides / "index.html").exists():
+        raise StudentError(f"{slides} holds no slides, which the chapter pages link: run `make slides` first")
     src = out.parent / "_src"
     if src.exists():
         shutil.rmtree(src)
@@ -130,6 +132,7 @@ def build_html(executed: Path, source: Path, out: Path, stems: list[str], jupyte
         shutil.rmtree(out)
     shutil.move(src / "_build" / "html", out)
     shutil.rmtree(src)
+    shutil.copytree(slides, out / "slides")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="folder of executed chapter notebooks and their .glue.json files")
     parser.add_argument("--out", type=Path, default=ROOT / "_build" / "student")
     parser.add_argument("--jupyter-book", type=Path, default=Path(sys.executable).parent / "jupyter-book")
+    parser.add_argument("--slides", type=Path, default=ROOT / "_build" / "html" / "slides",
+                        help="the slides written into the main book by `make slides`, copied into the edition")
     parser.add_argument("--notebooks-only", action="store_true", help="write notebooks/ and skip the HTML")
     args = parser.parse_args(argv)
     start = time.perf_counter()
@@ -147,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(args.out / "notebooks")
         write_notebooks(ROOT / "notebooks", args.out / "notebooks", stems)
         if not args.notebooks_only:
-            build_html(args.executed, ROOT / "notebooks", args.out / "html", stems, args.jupyter_book)
+            build_html(args.executed, ROOT / "notebooks", args.out / "html", stems, args.jupyter_book, args.slides)
     except (StudentError, StaleBuild) as error:
         print(f"student: {error}", file=sys.stderr)
         return 2
