@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 BOOK_STAMP := _build/html/index.html
 
-.PHONY: book test results bench measure lab clean install
+.PHONY: book test results bench measure lab clean install slides student
 
 install: $(STAMP)
 
@@ -23,6 +23,28 @@ book: $(STAMP)
 	rm -rf _build/html _build/.doctrees _build/jupyter_execute  # a clean build: sphinx would skip notebooks whose source did not change, keeping numbers from an older ledger
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
+
+## Slides: one reveal.js slide set per chapter in _build/slides/ (and in _build/html/slides/, which the
+## chapter pages link), from the executed chapters (EXECUTED, default the main build's
+## _build/jupyter_execute/notebooks; the book is built first when missing). reveal.js and MathJax
+## come from the pinned npm packages of package-lock.json, copied beside the slides.
+EXECUTED ?= _build/jupyter_execute/notebooks
+NPM_DIR := _build/npm
+NPM_STAMP := $(NPM_DIR)/node_modules/.package-lock.json
+
+$(NPM_STAMP): package.json package-lock.json
+	mkdir -p $(NPM_DIR)
+	cp package.json package-lock.json $(NPM_DIR)/
+	cd $(NPM_DIR) && npm ci --no-audit --no-fund --ignore-scripts
+
+slides: $(STAMP) $(NPM_STAMP)
+	@test -f $(BOOK_STAMP) -a -d $(EXECUTED) || $(MAKE) book
+	$(PY) book/_tools/slides.py --executed $(EXECUTED) --node-modules $(NPM_DIR)/node_modules --out _build/slides --book-html _build/html
+
+## The student edition in _build/student/: html/ (the book without solutions) and notebooks/ (the
+## chapters without solutions, to hand out). Reuses the executed chapters; executes nothing again.
+student: $(STAMP) slides
+	$(PY) book/_tools/student.py --executed $(EXECUTED) --out _build/student
 
 ## Every test: the ledger's unit and property tests, every notebook under nbval, the built book's
 ## glued numbers, the JavaScript parity test and the browser test.

@@ -1,0 +1,510 @@
+"""Build one reveal.js slide set per chapter from the executed chapter notebooks (`make slides`).
+
+What goes on the slides is chosen by a rule, not by a second copy of the text:
+
+- the chapter title and its first paragraph;
+- the Overview's bullets and the Summary in full;
+- for every other section (`##` or `###`): its heading with its first paragraph (and, when that
+  paragraph ends with a colon, the list or equation it introduces), every display equation of the
+  section, then each figure and table the section shows (outputs, markdown tables and glued
+  figures), one slide each;
+- one slide listing the exercises (label, first sentence, how to check the answer);
+- Prerequisites, Imports and the widget sections (Explore...) are left out.
+
+A cell's `slideshow.slide_type` metadata (Jupyter's own slideshow field) overrides the rule:
+"skip" leaves the cell out, "slide" or "subslide" puts the whole cell on a slide of its own.
+
+Numbers are the glued ones: the builder reads the executed notebooks myst-nb leaves in
+_build/jupyter_execute/notebooks (each with its `.glue.json`), replaces every `{glue:text}` role
+with the value formatted as myst-nb formats it, and refuses an executed copy whose cells differ
+from the chapter in notebooks/ (a stale build). reveal.js and MathJax come from the pinned npm
+packages (package.json) and are copied next to the slides, so they work offline. With --book-html
+the same slides are also written into the built book's slides/ folder, which its chapter pages
+link (book/_ext/chapter_slides.py), so that the published HTML carries them.
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import html
+import re
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from myst_nb.core.variables import format_plain_text
+
+from executed import StaleBuild, chapter_stems, read_executed
+
+ROOT = Path(__file__).resolve().parents[2]
+SKIPPED_SECTIONS = re.compile(r"^(prerequisites|imports|explore\b.*)$", re.IGNORECASE)
+HIDDEN_OUTPUT_TAGS = {"remove-output", "remove-cell", "remove_output", "remove_cell"}
+ROLE = re.compile(r"\{(?P<name>[a-z:\-]+)\}`(?P<body>[^`]*)`")
+FENCE = re.compile(r"^(`{3,}|~{3,}|:{3,})")
+GLUE_FIGURE = re.compile(r"^(?:`{3,}|:{3,})\{glue(?::figure|:any)?\}[ \t]+([\w.\-]+)", re.MULTILINE)
+DIRECTIVE_BLOCK = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[a-z\-]+)\}[^\n]*\n(?P<body>.*?)^(?P=fence)\s*$",
+                             re.MULTILINE | re.DOTALL)
+
+
+class SlideError(Exception):
+    """A chapter the builder cannot turn into slides; the message names the chapter and the cause."""
+
+
+# ---------------------------------------------------------------- reading a chapter
+
+@dataclass
+class Section:
+    """One heading of a chapter with the markdown under it and the outputs its code cells show."""
+
+    level: int
+    title: str
+    markdown: list[str] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)      # HTML of figures and tables, in order
+    forced: list[tuple[str, str]] = field(default_factory=list)  # ("markdown"|"html", text) of cells marked "slide"
+
+
+def _slide_type(cell) -> str:
+    return cell.get("metadata", {}).get("slideshow", {}).get("slide_type", "")
+
+
+def _split_headings(text: str) -> list[tuple[int, str, str]]:
+    """Split markdown into (level, heading, body) chunks at ATX headings outside code fences;
+    text before the first heading comes back with level 0."""
+    chunks, level, title, body, fence = [], 0, "", [], None
+    for line in text.splitlines():
+        marker = FENCE.match(line)
+        if marker and fence is None:
+            fence = marker.group(1)
+        elif marker and fence is not None and line.strip() == fence:
+            fence = None
+        heading = re.match(r"^(#{1,3})\s+(.*?)\s*#*\s*$", line) if fence is None else None
+        if heading:
+            chunks.append((level, title, "\n".join(body)))
+            level, title, body = len(heading.group(1)), heading.group(2), []
+        else:
+            body.append(line)
+    chunks.append((level, title, "\n".join(body)))
+    return [c for c in chunks if c[0] or c[2].strip()]
+
+
+def _output_html(output) -> str | None:
+    """A figure or a table from one code-cell output, or None for anything else (streams, glue)."""
+    if output.get("output_type") not in ("display_data", "execute_result"):
+        return None
+    data = output.get("data", {})
+    if "image/png" in data:
+        png = data["image/png"]
+        png = png if isinstance(png, str) else "".join(png)
+        return f'<img class="figure" alt="figure" src="data:image/png;base64,{png.strip()}">'
+    if "image/svg+xml" in data:
+        svg = data["image/svg+xml"]
+        svg = svg if isinstance(svg, str) else "".join(svg)
+        return f'<img class="figure" alt="figure" src="data:image/svg+xml;base64,{base64.b64encode(svg.encode()).decode()}">'
+    if "text/html" in data:
+        markup = data["text/html"]
+        markup = markup if isinstance(markup, str) else "".join(markup)
+        if "<table" in markup:
+            return f'<div class="slide-table">{markup}</div>'
+    return None
+
+
+def read_sections(notebook) -> list[Section]:
+    """The chapter as a list of sections, each with its markdown and the outputs the page shows."""
+    sections = [Section(0, "")]
+    for cell in notebook.cells:
+        kind = _slide_type(cell)
+        if kind == "skip":
+            continue
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if cell.cell_type == "markdown":
+            if kind in ("slide", "subslide"):
+                sections[-1].forced.append(("markdown", cell.source))
+                continue
+            for level, title, body in _split_headings(cell.source):
+                if level:
+                    sections.append(Section(level, title))
+                if body.strip():
+                    sections[-1].markdown.append(body)
+        elif cell.cell_type == "code" and not tags & HIDDEN_OUTPUT_TAGS:
+            shown = [h for h in (_output_html(o) for o in cell.get("outputs", [])) if h]
+            if kind in ("slide", "subslide"):
+                sections[-1].forced.extend(("html", h) for h in shown)
+            else:
+                sections[-1].outputs.extend(shown)
+    return sections
+
+
+# ---------------------------------------------------------------- MyST roles and markdown
+
+def glue_text(raw: dict) -> dict[str, str]:
+    """The glued values of one chapter as their text/plain representations (from myst-nb's .glue.json)."""
+    values = {}
+    for key, output in raw.items():
+        data = output.get("data", {})
+        text = data.get("text/plain")
+        if text is not None:
+            values[key] = text if isinstance(text, str) else "".join(text)
+    return values
+
+
+def load_citations(bib: Path) -> dict[str, str]:
+    """Author-year labels ('Kaplan et al. 2020') for every key of the bibliography."""
+    from pybtex.database import parse_file
+
+    labels = {}
+    for key, entry in parse_file(str(bib)).entries.items():
+        people = entry.persons.get("author") or entry.persons.get("editor") or []
+        names = [" ".join(p.last_names) or str(p) for p in people]
+        if not names:
+            who = entry.fields.get("organization", entry.fields.get("title", key))
+        elif len(names) == 1:
+            who = names[0]
+        elif len(names) == 2:
+            who = f"{names[0]} and {names[1]}"
+        else:
+            who = f"{names[0]} et al."
+        labels[key] = f"{who} {entry.fields.get('year', '')}".strip().replace("{", "").replace("}", "")
+    return labels
+
+
+@dataclass
+class Context:
+    """What the role replacements need: the chapter's glue values, citations and chapter titles."""
+
+    chapter: str
+    glue: dict[str, str]
+    citations: dict[str, str]
+    titles: dict[str, str]
+    chapter_page: str = ""
+    glue_outputs: dict = field(default_factory=dict)
+
+
+def _role_text(body: str) -> str:
+    explicit = re.match(r"^(.*?)\s*<([^>]+)>$", body, re.DOTALL)
+    return explicit.group(1) if explicit else body
+
+
+def replace_roles(text: str, ctx: Context) -> str:
+    """Replace the MyST roles the chapters use by plain text: glued values formatted as myst-nb does,
+    citations as (Author year), document links by the chapter's title."""
+
+    def one(match: re.Match) -> str:
+        name, body = match.group("name"), match.group("body")
+        if name.startswith("glue"):
+            key, _, fmt = body.partition(":")
+            if key not in ctx.glue:
+                raise SlideError(f"{ctx.chapter}: glue key {key!r} is used in the text but not glued in the executed "
+                                 f"notebook (run `make book` first)")
+            return html.escape(format_plain_text(ctx.glue[key], fmt))
+        if name in ("cite", "cite:p", "cite:t"):
+            keys = [k.strip() for k in body.split(",")]
+            unknown = [k for k in keys if k not in ctx.citations]
+            if unknown:
+                raise SlideError(f"{ctx.chapter}: citation key(s) {unknown} are not in book/references.bib")
+            return "(" + "; ".join(ctx.citations[k] for k in keys) + ")"
+        if name == "doc":
+            label = _role_text(body)
+            if label != body:
+                return html.escape(label)
+            target = body.rsplit("/", 1)[-1]
+            return html.escape(ctx.titles.get(target, target))
+        return html.escape(_role_text(body))
+
+    return ROLE.sub(one, text)
+
+
+def _markdown() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    md.use(dollarmath_plugin, double_inline=True)
+    md.add_render_rule("math_inline", lambda self, tokens, idx, options, env:
+                       f"\\({html.escape(tokens[idx].content)}\\)")
+    md.add_render_rule("math_inline_double", lambda self, tokens, idx, options, env:
+                       f'<div class="equation">\\[{html.escape(tokens[idx].content)}\\]</div>')
+    md.add_render_rule("math_block", lambda self, tokens, idx, options, env:
+                       f'<div class="equation">\\[{html.escape(tokens[idx].content)}\\]</div>\n')
+    return md
+
+
+MD = _markdown()
+
+
+def _blocks(text: str) -> list[list]:
+    """The top-level blocks of a markdown text, each the list of its tokens."""
+    blocks, current, depth = [], [], 0
+    for token in MD.parse(text):
+        current.append(token)
+        depth += token.nesting
+        if depth == 0:
+            blocks.append(current)
+            current = []
+    return blocks
+
+
+def _render(blocks: list[list]) -> str:
+    return MD.renderer.render([t for b in blocks for t in b], MD.options, {})
+
+
+def _kind(block: list) -> str:
+    return block[0].type.replace("_open", "")
+
+
+def _strip_directives(text: str) -> str:
+    """Drop MyST directive blocks ({exercise}, {solution}, admonitions...) from slide text."""
+    return DIRECTIVE_BLOCK.sub("", text)
+
+
+# ---------------------------------------------------------------- choosing the slides
+
+def _lead(blocks: list[list]) -> list[list]:
+    """The first paragraph (with what it introduces when it ends with a colon), or the first list."""
+    chosen = []
+    for i, block in enumerate(blocks):
+        kind = _kind(block)
+        if kind in ("bullet_list", "ordered_list", "math_block"):
+            return [block]
+        if kind == "paragraph":
+            chosen.append(block)
+            inline = block[1].content.rstrip()
+            if inline.endswith(":") and i + 1 < len(blocks) and _kind(blocks[i + 1]) in (
+                    "bullet_list", "ordered_list", "math_block"):
+                chosen.append(blocks[i + 1])
+            return chosen
+    return chosen
+
+
+def _exercise_slide(markdown: str) -> str | None:
+    items = []
+    for match in DIRECTIVE_BLOCK.finditer(markdown):
+        if match.group("name") != "exercise":
+            continue
+        body = match.group("body")
+        label = re.search(r"^:label:\s*(\S+)", body, re.MULTILINE)
+        statement = "\n".join(line for line in body.splitlines() if not line.startswith(":")).strip()
+        name = label.group(1) if label else "exercise"
+        items.append(f'<li><code>{html.escape(name)}</code>: {MD.renderInline(statement.split(chr(10) * 2)[0])}</li>')
+    if not items:
+        return None
+    return ('<h2>Exercises</h2><ul class="exercises">' + "".join(items) + "</ul>"
+            '<p class="how-to-check">Check an answer in the notebook: '
+            '<code>from ledger.exercises import check</code>, then <code>check("label", value)</code>.</p>')
+
+
+def choose_slides(sections: list[Section], ctx: Context) -> list[str]:
+    """The HTML of each slide of one chapter, in order, by the selection rule above."""
+    slides = []
+    for section in sections:
+        text = replace_roles("\n\n".join(section.markdown), ctx)
+        heading = html.escape(re.sub(r"\$([^$]+)\$", r"\\(\1\\)", section.title), quote=False)
+        heading = replace_roles(heading, ctx)
+        title = section.title.strip().lower()
+        if section.level == 0 and not section.forced:
+            continue
+        if section.level == 1:
+            lead = _lead(_blocks(_strip_directives(text)))
+            slides.append(f'<h1>{heading}</h1>{_render(lead)}'
+                          f'<p class="chapter-link"><a href="{ctx.chapter_page}">Read the chapter</a></p>')
+        elif title == "exercises":
+            slide = _exercise_slide(text)
+            if slide:
+                slides.append(slide)
+        elif SKIPPED_SECTIONS.match(title):
+            pass
+        elif title == "summary":
+            blocks = [b for b in _blocks(_strip_directives(text)) if _kind(b) != "fence"]
+            slides.append(f"<h2>{heading}</h2>{_render(blocks)}")
+        else:
+            blocks = [b for b in _blocks(_strip_directives(text)) if _kind(b) not in ("fence", "html_block")]
+            lead = _lead(blocks) if title != "overview" else [b for b in blocks if _kind(b) == "bullet_list"][:1]
+            equations = [b for b in blocks if _kind(b) == "math_block" and b not in lead]
+            tables = [b for b in blocks if _kind(b) == "table"]
+            if lead or equations:
+                slides.append(f"<h2>{heading}</h2>{_render(lead + equations)}")
+            for table in tables:
+                slides.append(f'<h3>{heading}</h3><div class="slide-table">{_render([table])}</div>')
+            for key in GLUE_FIGURE.findall(text):
+                shown = _output_html(ctx.glue_outputs.get(key, {"output_type": "display_data"}))
+                if shown is None:
+                    raise SlideError(f"{ctx.chapter}: glued figure {key!r} has no image in the executed notebook")
+                slides.append(f"<h3>{heading}</h3>{shown}")
+            for shown in section.outputs:
+                slides.append(f"<h3>{heading}</h3>{shown}")
+        for kind, forced in section.forced:
+            if kind == "html":
+                slides.append(forced)
+            else:
+                slides.append(_render(_blocks(_strip_directives(replace_roles(forced, ctx)))))
+    return slides
+
+
+# ---------------------------------------------------------------- writing the slides
+
+PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="icon" href="data:,">
+<title>{title}: slides</title>
+<link rel="stylesheet" href="lib/reveal/reset.css">
+<link rel="stylesheet" href="lib/reveal/reveal.css">
+<link rel="stylesheet" href="lib/reveal/theme/white.css">
+<link rel="stylesheet" href="slides.css">
+</head>
+<body>
+<div class="reveal"><div class="slides">
+{sections}
+</div></div>
+<script src="lib/reveal/reveal.js"></script>
+<script src="lib/reveal/plugin/math.js"></script>
+<script>
+Reveal.initialize({{
+  hash: true, center: false, width: 1280, height: 800, margin: 0.04, slideNumber: "c/t",
+  mathjax3: {{ mathjax: "lib/mathjax/tex-chtml.js", loader: {{ load: [] }},
+               tex: {{ inlineMath: [["\\\\(", "\\\\)"]], displayMath: [["\\\\[", "\\\\]"]] }} }},
+  plugins: [RevealMath.MathJax3]
+}});
+</script>
+</body>
+</html>
+"""
+
+CSS = """.reveal { font-size: 28px; }
+.reveal h1, .reveal h2, .reveal h3 { text-transform: none; }
+.reveal h1 { font-size: 1.9em; } .reveal h2 { font-size: 1.4em; } .reveal h3 { font-size: 1.1em; }
+.reveal .slides section { text-align: left; }
+.reveal p, .reveal li { line-height: 1.35; }
+.reveal ul { display: block; margin-left: 1em; }
+.reveal .equation { text-align: center; font-size: 0.9em; }
+.reveal img.figure { display: block; margin: 0 auto; max-width: 100%; max-height: 640px; }
+.reveal .slide-table { font-size: 0.72em; overflow-x: auto; }
+.reveal .slide-table table { margin: 0 auto; border-collapse: collapse; }
+.reveal .slide-table th, .reveal .slide-table td { padding: 0.15em 0.5em; border-bottom: 1px solid #ccc; }
+.reveal ul.exercises { font-size: 0.72em; }
+.reveal section.dense p, .reveal section.dense ul { font-size: 0.82em; }
+.reveal section.denser p, .reveal section.denser ul { font-size: 0.72em; }
+.reveal .how-to-check, .reveal .chapter-link { font-size: 0.7em; color: #555; }
+"""
+
+INDEX = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Slides: {book}</title>
+<link rel="stylesheet" href="slides.css"></head>
+<body style="font-family: sans-serif; max-width: 50em; margin: 2em auto">
+<h1>Slides: {book}</h1>
+<p>One slide set per chapter, built from the executed chapters. Step with the arrow keys or space;
+press Esc for an overview, S for speaker view, F for full screen.</p>
+<ol>
+{items}
+</ol>
+</body></html>
+"""
+
+REVEAL_FILES = ["dist/reveal.js", "dist/reveal.css", "dist/reset.css", "dist/theme/white.css",
+                "dist/plugin/math.js", "LICENSE"]
+MATHJAX_FILES = ["es5/tex-chtml.js", "es5/input/tex/extensions", "es5/output/chtml/fonts/woff-v2", "LICENSE"]
+
+
+def copy_libraries(node_modules: Path, out: Path) -> None:
+    """Copy reveal.js and MathJax from the npm install into out/lib (only what the slides load)."""
+    for package, files, target in (("reveal.js", REVEAL_FILES, "reveal"), ("mathjax", MATHJAX_FILES, "mathjax")):
+        source = node_modules / package
+        if not (source / "package.json").exists():
+            raise SlideError(f"{source} is missing: install the pinned npm packages first (make slides does)")
+        for name in files:
+            src = source / name
+            relative = Path(name).relative_to(name.split("/")[0]) if "/" in name else Path(name)
+            dst = out / "lib" / target / relative
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            if src.is_dir():
+                shutil.copytree(src, dst, dirs_exist_ok=True)
+            else:
+                shutil.copy2(src, dst)
+
+
+def build_chapter_slides(stem: str, executed: Path, source: Path, ctx_base: dict, book_prefix: str) -> tuple[str, str]:
+    """The HTML of one chapter's slides and the chapter's title."""
+    notebook, glue = read_executed(executed, stem, source)
+    ctx = Context(stem, glue_text(glue), **ctx_base, glue_outputs=glue)
+    ctx.chapter_page = f"{book_prefix}notebooks/{stem}.html"
+    sections = read_sections(notebook)
+    slides = choose_slides(sections, ctx)
+    title = ctx.titles.get(stem, stem)
+    body = "\n".join(f"<section{_density(s)}>\n{s}\n</section>" for s in slides)
+    return PAGE.format(title=html.escape(title), sections=body), title
+
+
+def _density(slide: str) -> str:
+    """A class that shrinks the type of a slide with much text, so that it fits the slide's height."""
+    if "<img" in slide or "slide-table" in slide:
+        return ""
+    length = len(re.sub(r"<[^>]+>", "", slide))
+    return ' class="denser"' if length > 1400 else ' class="dense"' if length > 850 else ""
+
+
+def _titles(source: Path, stems: list[str]) -> dict[str, str]:
+    titles = {}
+    for stem in stems:
+        nb = nbformat.read(source / f"{stem}.ipynb", as_version=4)
+        first = next((c.source for c in nb.cells if c.cell_type == "markdown"), "")
+        match = re.search(r"^#\s+(.*)$", first, re.MULTILINE)
+        titles[stem] = match.group(1).strip() if match else stem
+    return titles
+
+
+def build(executed: Path, node_modules: Path, out: Path, source: Path = ROOT / "notebooks",
+          book_prefix: str = "../html/") -> list[Path]:
+    """Write every chapter's slides, an index and the libraries under `out`; return the slide files."""
+    stems = chapter_stems()
+    ctx_base = {"citations": load_citations(ROOT / "book" / "references.bib"), "titles": _titles(source, stems)}
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    copy_libraries(node_modules, out)
+    (out / "slides.css").write_text(CSS, encoding="utf-8")
+    written, items = [], []
+    for stem in stems:
+        page, title = build_chapter_slides(stem, executed, source, ctx_base, book_prefix)
+        target = out / f"{stem}.html"
+        target.write_text(page, encoding="utf-8")
+        written.append(target)
+        items.append(f'<li><a href="{stem}.html">{html.escape(title)}</a></li>')
+    book_title = re.search(r"^title:\s*(.*)$", (ROOT / "_config.yml").read_text(encoding="utf-8"), re.MULTILINE)
+    (out / "index.html").write_text(INDEX.format(book=html.escape(book_title.group(1) if book_title else ""),
+                                                 items="\n".join(items)), encoding="utf-8")
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--executed", type=Path, default=ROOT / "_build" / "jupyter_execute" / "notebooks",
+                        help="folder of executed chapter notebooks and their .glue.json files")
+    parser.add_argument("--node-modules", type=Path, default=ROOT / "_build" / "npm" / "node_modules",
+                        help="npm install holding the pinned reveal.js and mathjax packages")
+    parser.add_argument("--out", type=Path, default=ROOT / "_build" / "slides")
+    parser.add_argument("--book-html", type=Path, default=None,
+                        help="a built book (e.g. _build/html): also write the slides into its slides/ folder, "
+                             "which its chapter pages link, so that the published HTML carries them")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    try:
+        written = build(args.executed, args.node_modules, args.out)
+        places = [str(args.out)]
+        if args.book_html is not None:
+            if not (args.book_html / "index.html").exists():
+                raise SlideError(f"--book-html {args.book_html} holds no built book (index.html)")
+            build(args.executed, args.node_modules, args.book_html / "slides", book_prefix="../")
+            places.append(str(args.book_html / "slides"))
+    except (SlideError, StaleBuild) as error:
+        print(f"slides: {error}", file=sys.stderr)
+        return 2
+    print(f"slides: {len(written)} chapters written to {' and '.join(places)} in "
+          f"{time.perf_counter() - start:.1f} s (from {args.executed})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

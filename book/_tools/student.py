@@ -1,0 +1,165 @@
+"""Build the student edition (`make student`): the book and the chapter notebooks without solutions.
+
+- notebooks/: each chapter notebook with every `{solution}` block removed and the code cells of its
+  Exercises section (which compute and assert the answers) dropped; a `from ledger.exercises
+  import check` cell stands in their place. Stored clean, ready to hand out and run.
+- html/: the book built by jupyter-book with sphinx-exercise's `hide_solutions` on, from the same
+  solution-free chapters. Nothing is executed again: the chapters are the executed copies the main
+  build left in _build/jupyter_execute/notebooks (their outputs, and the glued values the remaining
+  text uses, put back from the `.glue.json` files myst-nb writes beside them), built with execution
+  off. The page sources (_sources/*.ipynb, offered for download) are these same solution-free copies.
+  The slides the chapter pages link are copied in from the main book's slides/ (`make slides`).
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import yaml
+
+from executed import StaleBuild, chapter_stems, read_executed
+
+ROOT = Path(__file__).resolve().parents[2]
+GLUE_PREFIX = "application/papermill.record/"
+SOLUTION_BLOCK = re.compile(r"^(?P<fence>`{3,}|:{3,})\{solution\}[^\n]*\n.*?^(?P=fence)[ \t]*\n?",
+                            re.MULTILINE | re.DOTALL)
+EXERCISES_HEADING = re.compile(r"^##\s+Exercises\s*$", re.MULTILINE)
+CHECK_IMPORT = "from ledger.exercises import check"
+COPIED = ["_toc.yml", "book"]
+
+
+class StudentError(Exception):
+    """A chapter the builder cannot turn into its student version; the message names it."""
+
+
+def strip_solutions(text: str) -> str:
+    """Markdown without its {solution} directive blocks (and the blank lines they leave)."""
+    return re.sub(r"\n{3,}", "\n\n", SOLUTION_BLOCK.sub("", text)).strip("\n")
+
+
+def student_notebook(notebook):
+    """A copy of a chapter notebook without solutions: every {solution} block goes, and so do the
+    code cells after the `## Exercises` heading, which compute and assert the answers; a
+    `from ledger.exercises import check` cell takes their place."""
+    nb = copy.deepcopy(notebook)
+    cells, in_exercises = [], False
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            source = strip_solutions(cell.source)
+            if source.strip():
+                cell.source = source
+                cells.append(cell)
+            if EXERCISES_HEADING.search(cell.source) and not in_exercises:
+                in_exercises = True
+                cells.append(nbformat.v4.new_code_cell(CHECK_IMPORT))
+        elif not (cell.cell_type == "code" and in_exercises):
+            cells.append(cell)
+    nb.cells = cells
+    return nb
+
+
+def clean(notebook):
+    """The notebook without outputs or execution counts, as notebooks are stored."""
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+        cell.metadata.pop("execution", None)
+    return notebook
+
+
+def restore_glue(notebook, glue: dict):
+    """Put the glued values the text still uses back into the notebook as glue outputs (myst-nb keeps
+    them aside, in the .glue.json beside an executed copy), so that a build with execution off finds
+    them. Values only the removed solutions used are left out: the page sources must not hold them."""
+    text = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+    used = set(re.findall(r"\{glue(?::[a-z]*)?\}(?:`|[ \t]+)([\w.\-]+)", text))
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    if used and not code:
+        raise StudentError("a notebook with glued values has no code cell to carry them")
+    for key in sorted(used & set(glue)):
+        data = {GLUE_PREFIX + mime: value for mime, value in glue[key].get("data", {}).items()}
+        code[0].outputs.append(nbformat.v4.new_output(
+            "display_data", data=data, metadata={"scrapbook": {"name": key, "mime_prefix": GLUE_PREFIX}}))
+    return notebook
+
+
+def write_notebooks(source: Path, out: Path, stems: list[str]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for stem in stems:
+        nb = nbformat.read(source / f"{stem}.ipynb", as_version=4)
+        nbformat.write(clean(student_notebook(nb)), out / f"{stem}.ipynb")
+
+
+def student_config(config_file: Path) -> dict:
+    """The book's configuration for the student edition: execution off, solutions hidden."""
+    config = yaml.safe_load(config_file.read_text(encoding="utf-8"))
+    config["title"] = f"{config.get('title', '')} (student edition)"
+    config.setdefault("execute", {})["execute_notebooks"] = "off"
+    sphinx_config = config.setdefault("sphinx", {}).setdefault("config", {})
+    sphinx_config["hide_solutions"] = True
+    return config
+
+
+def build_html(executed: Path, source: Path, out: Path, stems: list[str], jupyter_book: Path, slides: Path) -> None:
+    """The book without solutions, built from the executed chapters with execution off, with a copy
+    of the slides its chapter pages link (`slides`: the slides written into the main book)."""
+    if not (slides / "index.html").exists():
+        raise StudentError(f"{slides} holds no slides, which the chapter pages link: run `make slides` first")
+    src = out.parent / "_src"
+    if src.exists():
+        shutil.rmtree(src)
+    src.mkdir(parents=True)
+    for name in COPIED:
+        (shutil.copytree if (ROOT / name).is_dir() else shutil.copy2)(ROOT / name, src / name)
+    (src / "_config.yml").write_text(yaml.safe_dump(student_config(ROOT / "_config.yml"), sort_keys=False),
+                                     encoding="utf-8")
+    (src / "notebooks").mkdir()
+    for stem in stems:
+        nb, glue = read_executed(executed, stem, source)
+        nbformat.write(restore_glue(student_notebook(nb), glue), src / "notebooks" / f"{stem}.ipynb")
+    done = subprocess.run([str(jupyter_book), "build", str(src), "-W", "-n", "--keep-going"],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise StudentError("the student book did not build:\n" + done.stdout[-4000:] + done.stderr[-4000:])
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.move(src / "_build" / "html", out)
+    shutil.rmtree(src)
+    shutil.copytree(slides, out / "slides")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--executed", type=Path, default=ROOT / "_build" / "jupyter_execute" / "notebooks",
+                        help="folder of executed chapter notebooks and their .glue.json files")
+    parser.add_argument("--out", type=Path, default=ROOT / "_build" / "student")
+    parser.add_argument("--jupyter-book", type=Path, default=Path(sys.executable).parent / "jupyter-book")
+    parser.add_argument("--slides", type=Path, default=ROOT / "_build" / "html" / "slides",
+                        help="the slides written into the main book by `make slides`, copied into the edition")
+    parser.add_argument("--notebooks-only", action="store_true", help="write notebooks/ and skip the HTML")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    stems = chapter_stems()
+    try:
+        if (args.out / "notebooks").exists():
+            shutil.rmtree(args.out / "notebooks")
+        write_notebooks(ROOT / "notebooks", args.out / "notebooks", stems)
+        if not args.notebooks_only:
+            build_html(args.executed, ROOT / "notebooks", args.out / "html", stems, args.jupyter_book, args.slides)
+    except (StudentError, StaleBuild) as error:
+        print(f"student: {error}", file=sys.stderr)
+        return 2
+    print(f"student: {len(stems)} notebooks and the book without solutions written to {args.out} "
+          f"in {time.perf_counter() - start:.1f} s (from {args.executed})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

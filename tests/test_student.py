@@ -1,0 +1,133 @@
+"""The student edition (`make student`, in _build/student) holds no solution, in its HTML or its
+notebooks, while the main book (_build/html) still shows every one of them; the exercise statements
+stay. A solution is recognised by sphinx-exercise's markup and by a run of its own words, which
+the test first finds in the main book, so that a phrase that would never match cannot pass.
+
+The edition is built from the main build when _build/student is missing; `make test` should run
+`make student` after `make book`.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import nbformat
+import pytest
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parents[1]
+MAIN = ROOT / "_build" / "html"
+STUDENT = ROOT / "_build" / "student"
+BLOCK = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>exercise|solution)\}(?P<arg>[^\n]*)\n(?P<body>.*?)"
+                   r"^(?P=fence)[ \t]*$", re.MULTILINE | re.DOTALL)
+PLAIN_RUN = re.compile(r"(?:[A-Za-z][a-z]+[,;]? ){5,}[A-Za-z][a-z]+")
+
+
+def chapters() -> list[str]:
+    return re.findall(r"file:\s*notebooks/(\S+)", (ROOT / "_toc.yml").read_text(encoding="utf-8"))
+
+
+def blocks(stem: str, name: str) -> list[str]:
+    """The bodies of the chapter's {exercise} or {solution} blocks."""
+    return [m.group("body") for m in BLOCK.finditer(markdown(stem)) if m.group("name") == name]
+
+
+def markdown(stem: str) -> str:
+    nb = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
+    return "\n\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+def phrase(body: str, stem: str) -> str | None:
+    """The longest run of plain words of a solution (no roles, math or code) that the rest of its
+    chapter does not also say, to look for in a page; None when there is no such run."""
+    rest = " ".join(BLOCK.sub(lambda m: "" if m.group("name") == "solution" else m.group(0), markdown(stem)).split())
+    text = re.sub(r"\{[a-z:]+\}`[^`]*`|`[^`]*`|\$[^$]*\$|\*+|^:.*$", " | ", body, flags=re.MULTILINE)
+    runs = [m.group(0) for line in text.split("|") for m in PLAIN_RUN.finditer(" ".join(line.split()))]
+    runs = [r for r in runs if r not in rest]
+    return max(runs, key=len) if runs else None
+
+
+def page_text(path: Path) -> str:
+    return " ".join(BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").get_text(" ").split())
+
+
+@pytest.fixture(scope="module")
+def student() -> Path:
+    if not (STUDENT / "html" / "index.html").exists() or not (STUDENT / "notebooks").is_dir():
+        done = subprocess.run(["make", "student"], cwd=ROOT, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, "could not build the student edition:\n" + done.stdout[-3000:] + done.stderr[-3000:]
+    return STUDENT
+
+
+def test_no_solution_in_the_student_html_while_the_book_has_them(student):
+    assert (MAIN / "index.html").exists(), "build the book first (make book)"
+    checked = 0
+    for stem in chapters():
+        solutions, exercises = blocks(stem, "solution"), blocks(stem, "exercise")
+        main = (MAIN / "notebooks" / f"{stem}.html").read_text(encoding="utf-8")
+        mine = (student / "html" / "notebooks" / f"{stem}.html").read_text(encoding="utf-8")
+        assert main.count('class="solution') >= len(solutions) > 0, f"{stem}: the main book lost its solutions"
+        assert 'class="solution' not in mine, f"{stem}: a solution is in the student edition"
+        assert mine.count('class="exercise') >= len(exercises), f"{stem}: an exercise statement is missing"
+        main_text, student_text = page_text(MAIN / "notebooks" / f"{stem}.html"), page_text(
+            student / "html" / "notebooks" / f"{stem}.html")
+        for body in solutions:
+            words = phrase(body, stem)
+            if words is None:
+                continue
+            assert words in main_text, f"{stem}: {words!r} not found in the main book (test phrase broken)"
+            assert words not in student_text, f"{stem}: solution text {words!r} is in the student edition"
+            checked += 1
+        for label in re.findall(r"^:label:\s*(\S+)", "\n".join(exercises), re.MULTILINE):
+            assert f'id="{label}"' in mine, f"{stem}: the exercise {label} is missing"
+    assert checked >= len(chapters()), "too few solution phrases were checked"
+
+
+def test_no_solution_anywhere_in_the_student_site(student):
+    """Not in the search index, nor in the page sources offered for download (_sources/*.ipynb)."""
+    phrases = {w for stem in chapters() for w in (phrase(b, stem) for b in blocks(stem, "solution")) if w}
+    files = [p for p in (student / "html").rglob("*") if p.suffix in (".html", ".js", ".ipynb", ".txt", ".md")]
+    assert any(p.suffix == ".ipynb" for p in files) and any(p.name == "searchindex.js" for p in files)
+    for path in files:
+        text = " ".join(path.read_text(encoding="utf-8", errors="replace").split())
+        assert "{solution}" not in text and "Solution to" not in text, f"{path}: a solution"
+        if path.suffix == ".ipynb":
+            text = " ".join(" ".join(c.source.split()) for c in nbformat.reads(path.read_text(encoding="utf-8"),
+                                                                                 as_version=4).cells)
+        found = [w for w in phrases if w in text]
+        assert not found, f"{path}: solution text {found[0]!r}"
+
+
+def test_student_pages_link_slides_inside_the_edition(student):
+    html = student / "html"
+    for stem in chapters():
+        page = (html / "notebooks" / f"{stem}.html").read_text(encoding="utf-8")
+        link = re.search(r'<p class="chapter-slides-link"><a class="reference external" href="([^"]+)"', page)
+        assert link, f"{stem}: no link to its slides"
+        target = (html / "notebooks" / link.group(1)).resolve()
+        assert target == (html / "slides" / f"{stem}.html").resolve() and target.exists(), link.group(1)
+
+
+def test_no_solution_in_the_student_notebooks(student):
+    for stem in chapters():
+        nb = nbformat.read(student / "notebooks" / f"{stem}.ipynb", as_version=4)
+        markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        assert "{solution}" not in markdown, f"{stem}: a solution block is in the student notebook"
+        labels = set(re.findall(r"^:label:\s*(\S+)", markdown, re.MULTILINE))
+        expected = {re.search(r"^:label:\s*(\S+)", b, re.MULTILINE).group(1) for b in blocks(stem, "exercise")}
+        assert labels == expected, f"{stem}: exercise statements lost ({expected - labels})"
+        heading = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown"
+                       and re.search(r"^##\s+Exercises\s*$", c.source, re.MULTILINE))
+        after = [c.source for c in nb.cells[heading + 1:] if c.cell_type == "code"]
+        assert after == ["from ledger.exercises import check"], f"{stem}: answer code left after the exercises"
+        everything = nbformat.writes(nb)
+        for body in blocks(stem, "solution"):
+            words = phrase(body, stem)
+            assert words is None or words not in everything, f"{stem}: solution text {words!r} in the notebook"
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), f"{stem}: outputs stored"
+
+
+def test_the_main_notebooks_still_have_their_solutions():
+    for stem in chapters():
+        assert blocks(stem, "solution"), f"notebooks/{stem}.ipynb has no solution block"
