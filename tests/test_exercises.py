@@ -13,7 +13,7 @@ EXERCISE_BLOCK = re.compile(r"^(?P<fence>`{3,}|:{3,})\{exercise\}[^\n]*\n(?P<bod
                             re.MULTILINE | re.DOTALL)
 LABEL = re.compile(r"^:label:\s*(\S+)\s*$", re.MULTILINE)
 # What an explained exercise's statement says instead of (or as well as) a check("label", ...) call.
-SAYS_EXPLAINED = re.compile(r"answer is an explanation|no number to check|nothing to check", re.IGNORECASE)
+SAYS_EXPLAINED = re.compile(r"answer is an explanation|answer is an argument|no number to check|nothing to check", re.IGNORECASE)
 
 
 def notebook_exercises() -> dict[str, tuple[str, str]]:

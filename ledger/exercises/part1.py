@@ -209,3 +209,15 @@ numeric("explorer-long-hyena", lambda: _explorer_row(variant="hyena2", seq_len=8
         hint="the filters have S + 1 = 8,193 bins each at 8,192 tokens; the step size does not matter.")
 numeric("explorer-block-size", lambda: _largest_block_reaching(0.20), rel_tol=1e-6,
         hint="the static share rises as the block shrinks; the answer is the largest power of two that reaches 20%.")
+
+# 10 The assumptions, and what each does
+def _two_switch_ratio() -> float:
+    default = step_row(variant="hyena2_circulant", seq_len=4096)
+    both = step_row(variant="hyena2_circulant", seq_len=4096, mask_spectrum="two-sided", values_per_pixel=1 / 16)
+    return both.data_mask_s / default.data_mask_s
+
+
+numeric("assumptions-two-switches", _two_switch_ratio, rel_tol=0.005,
+        hint="the two-sided spectrum multiplies the values by n/(n/2+1), just under 2, and frames are whole.")
+numeric("assumptions-half-gain", lambda: 1 + step_row(variant="hyena2_circulant", seq_len=4096).amdahl,
+        rel_tol=0.005, hint="solve 1/((1-p)+p/s) - 1 = (1/(1-p) - 1)/2 for s; it comes out as 1 + 1/(1-p).")
