@@ -32,7 +32,7 @@ book: $(STAMP)
 
 ## Every test: the ledger's unit and property tests, every notebook under nbval, the built book's
 ## glued numbers, the JavaScript parity test and the browser test.
-test: $(STAMP)
+test: $(STAMP) $(LAB_STAMP)
 	$(MAKE) book
 	$(PY) -m pytest -q tests
 	$(PY) -m pytest -q --nbval-lax notebooks/

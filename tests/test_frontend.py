@@ -2,12 +2,15 @@
 
 Starts JupyterLab from the front-end environment `make lab-env` builds (.venv-lab) on 127.0.0.1, a
 free port and a random token, serving COPIES of the notebooks in a temporary directory (JupyterLab
-autosaves outputs into the notebooks it opens), and stops it at the end. For each chapter below it
-runs every cell, checks that no cell output is an error and that the widget renders as a widget,
-then moves one slider with the keyboard and one dropdown (or checkbox) and checks that the printed
-numbers and the figure change. At 1280 x 800 with the file browser open it checks that no label,
-readout or control of the widget is clipped, outside the notebook's visible area or covered.
-Screenshots go to _build/frontend/ (a record for reviewers, not an assertion).
+autosaves outputs into the notebooks it opens), and stops it at the end. It opens the chosen chapters
+(CHAPTERS: by default the explorer, 09, and 01, 05, 06, which between them use every kind of
+control; TX_FRONTEND_CHAPTERS=all for every chapter with a widget) and runs all their cells, their
+kernels side by side; then, for each, it checks that no cell output is an error or stderr and that
+the widget renders as a widget, that at 1280 x 800 with the file browser open no label, readout,
+control, table cell or image of the widget is clipped, outside the notebook's visible area or
+covered, and that moving one slider with the keyboard and changing one dropdown (or checkbox)
+changes the printed numbers and the figure. Screenshots go to _build/frontend/ (a record for
+reviewers, not an assertion).
 """
 from __future__ import annotations
 
@@ -38,18 +41,48 @@ START_TIMEOUT_S = 90
 RUN_TIMEOUT_MS = 150_000
 CHANGE_TIMEOUT_MS = 30_000
 
-# Per chapter: the slider moved with the keyboard (its label) and the second control changed (a
-# dropdown: label and option to choose; a checkbox: label). Between them these chapters use every
-# kind of control the chapters have: Dropdown, SelectionSlider, FloatSlider, FloatLogSlider,
-# IntSlider and Checkbox; 09 is the explorer panel (ledger.explore.explorer).
-CHAPTERS = {
-    "09_explorer_in_jupyter.ipynb": {"slider": "tokens per step", "dropdown": ("variant", "hyena2")},
+# Every chapter with a widget: the slider moved with the keyboard (its label), the dropdown changed
+# (label, option) where there is one, a checkbox clicked (its label) where it is the chapter's other
+# control, and whether the widget draws a figure (four chapters print tables only). Between them they
+# use every kind of control the chapters have: Dropdown, SelectionSlider, FloatSlider,
+# FloatLogSlider, IntSlider and Checkbox. 09 is the explorer panel (ledger.explore.explorer).
+WIDGET_CHAPTERS = {
+    "00_introduction.ipynb": {"slider": "step_tokens"},
+    "01_six_n_rule.ipynb": {"slider": "step_tokens", "checkbox": "halve causal attention"},
+    "02_correlation.ipynb": {"slider": "seq_len"},
+    "03_three_passes.ipynb": {"slider": "seq_len", "dropdown": ("variant", "hybrid")},
+    "04_block_circulant.ipynb": {"slider": "block"},
     "05_amdahl_table.ipynb": {"slider": "block", "dropdown": ("variant", "hybrid")},
     "06_masks.ipynb": {"slider": "gpus", "dropdown": ("variant", "hyena2_circulant")},
-    "03_three_passes.ipynb": {"slider": "seq_len", "dropdown": ("variant", "hybrid")},
-    "01_six_n_rule.ipynb": {"slider": "step_tokens", "checkbox": "halve causal attention"},
+    "07_layer_major.ipynb": {"slider": "hbm_gb", "dropdown": ("variant", "hyena2_circulant")},
+    "08_what_does_not_map.ipynb": {"slider": "enob", "dropdown": ("gradient_format", "fp32")},
+    "09_explorer_in_jupyter.ipynb": {"slider": "tokens per step", "dropdown": ("variant", "hyena2")},
+    "11_flops_per_token.ipynb": {"slider": "S"},
+    "12_arithmetic_intensity.ipynb": {"slider": "TB/s"},
+    "13_compute_and_time.ipynb": {"slider": "devices", "figure": False},
+    "14_any_model.ipynb": {"slider": "S", "dropdown": ("model", "SmolLM-135M"), "figure": False},
+    "15_reconciliation.ipynb": {"slider": "S", "figure": False},
+    "16_measured.ipynb": {"slider": "FFT x", "figure": False},
 }
-EXPLORER = "09_explorer_in_jupyter.ipynb"
+# By default (make test) the explorer and three chapters that between them use every kind of control
+# (about a minute); TX_FRONTEND_CHAPTERS=all runs every chapter with a widget (about two, mostly
+# chapter 16 timing its kernels), or a comma-separated list of numbers ("05,16") those chapters.
+DEFAULT_CHAPTERS = ("01", "05", "06", "09")
+
+
+def _chosen(choice: str) -> dict:
+    if choice == "all":
+        return WIDGET_CHAPTERS
+    numbers = [n.strip() for n in choice.split(",") if n.strip()]
+    known = {name[:2] for name in WIDGET_CHAPTERS}
+    unknown = [n for n in numbers if n not in known]
+    if unknown or not numbers:
+        pytest.fail(f"TX_FRONTEND_CHAPTERS={choice!r}: give 'all' or chapter numbers among {sorted(known)}",
+                    pytrace=False)
+    return {name: spec for name, spec in WIDGET_CHAPTERS.items() if name[:2] in numbers}
+
+
+CHAPTERS = _chosen(os.environ.get("TX_FRONTEND_CHAPTERS", ",".join(DEFAULT_CHAPTERS)))
 
 # JupyterLab settings for the test's own, empty settings directory: every cell in the DOM (no
 # windowing), no autosave, no news or update check (no network, no notification over the page).
@@ -77,7 +110,8 @@ def lab(tmp_path_factory):
     served = tmp / "book"
     shutil.copytree(ROOT / "notebooks", served / "notebooks",
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "_build"))
-    (served / "data").symlink_to(ROOT / "data")  # chapters read ../data/configs
+    for shared in ("data", "benchmarks"):  # chapters read ../data/configs and run ../benchmarks/measure.py
+        (served / shared).symlink_to(ROOT / shared)
     settings = tmp / "settings"
     for name, values in LAB_SETTINGS.items():
         path = settings / name
@@ -251,15 +285,15 @@ def _control(root, cls: str, label: str):
     return root.locator(f".{cls}").filter(has=root.page.locator(f"label.widget-label:text-is('{label}')")).first
 
 
-def _changes(page, root, act, what: str):
-    """Do `act`, then wait until the widget's printed numbers and its figure both differ."""
+def _changes(page, root, act, what: str, figure: bool = True):
+    """Do `act`, then wait until the widget's printed numbers (and its figure, if it draws one) differ."""
     before = root.evaluate(STATE)
     act()
     deadline = time.monotonic() + CHANGE_TIMEOUT_MS / 1000
     while True:
         page.wait_for_timeout(250)
         now = root.evaluate(STATE)
-        if now["text"] != before["text"] and now["images"] and now["images"] != before["images"]:
+        if now["text"] != before["text"] and (not figure or now["images"] and now["images"] != before["images"]):
             return now
         if time.monotonic() > deadline:
             changed = [k for k in ("text", "images") if now[k] != before[k]]
@@ -293,14 +327,21 @@ def test_chapter_widget_in_jupyterlab(page, ran, chapter):
     root = _widget_root(page, result["id"])
     assert root.locator(".widget-slider").count() > 0, f"{chapter}: no slider rendered"
     page.wait_for_function("(e) => !e.innerText.includes('Loading widget')", arg=root.element_handle())
+    figure = spec.get("figure", True)
     first = root.evaluate(STATE)
-    assert first["images"] and first["text"].strip(), f"{chapter}: the widget shows no numbers or figure"
+    assert first["text"].strip(), f"{chapter}: the widget prints nothing"
+    assert bool(first["images"]) == figure, f"{chapter}: expected {'a' if figure else 'no'} figure in the widget"
 
     _file_browser_open(page)
     problems = root.evaluate(LAYOUT_PROBLEMS)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    root.scroll_into_view_if_needed()
-    page.screenshot(path=str(SHOTS / f"{Path(chapter).stem}.png"))
+    root.evaluate("(e) => e.scrollIntoView({block: 'start'})")
+    page.screenshot(path=str(SHOTS / f"{Path(chapter).stem}.png"))  # the window, file browser open
+    height = root.bounding_box()["height"]
+    if height > VIEWPORT["height"] - 200:  # the whole widget in one picture: a taller window, same width
+        page.set_viewport_size({"width": VIEWPORT["width"], "height": int(height) + 300})
+    root.screenshot(path=str(SHOTS / f"{Path(chapter).stem}-widget.png"))
+    page.set_viewport_size(VIEWPORT)
     assert problems == [], f"{chapter} at 1280 x 800 with the file browser open: " + "; ".join(problems[:5])
 
     handle = _control(root, "widget-slider", spec["slider"]).locator(".noUi-handle")
@@ -310,12 +351,13 @@ def test_chapter_widget_in_jupyterlab(page, ran, chapter):
         handle.focus()
         page.keyboard.press("ArrowLeft" if at_max else "ArrowRight")
 
-    _changes(page, root, move_slider, f"{chapter}: slider '{spec['slider']}' moved with the keyboard")
+    _changes(page, root, move_slider, f"{chapter}: slider '{spec['slider']}' moved with the keyboard", figure)
 
     if "dropdown" in spec:
         label, option = spec["dropdown"]
         select = _control(root, "widget-dropdown", label).locator("select")
-        _changes(page, root, lambda: select.select_option(label=option), f"{chapter}: dropdown '{label}' -> {option}")
+        _changes(page, root, lambda: select.select_option(label=option), f"{chapter}: dropdown '{label}' -> {option}",
+                 figure)
     if "checkbox" in spec:
         box = root.locator(".widget-checkbox").filter(has_text=spec["checkbox"]).locator("input").first
-        _changes(page, root, box.click, f"{chapter}: checkbox '{spec['checkbox']}'")
+        _changes(page, root, box.click, f"{chapter}: checkbox '{spec['checkbox']}'", figure)
