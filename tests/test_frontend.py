@@ -65,8 +65,9 @@ WIDGET_CHAPTERS = {
     "16_measured.ipynb": {"slider": "FFT x", "figure": False},
 }
 # By default (make test) the explorer and three chapters that between them use every kind of control
-# (about a minute); TX_FRONTEND_CHAPTERS=all runs every chapter with a widget (about two, mostly
-# chapter 16 timing its kernels), or a comma-separated list of numbers ("05,16") those chapters.
+# (73 s measured on the shared 2-core machine under load); TX_FRONTEND_CHAPTERS=all runs every
+# chapter with a widget (223 s there, chapter 16 timing its kernels the longest), and a
+# comma-separated list of numbers ("05,16") runs those chapters.
 DEFAULT_CHAPTERS = ("01", "05", "06", "09")
 
 
@@ -273,11 +274,18 @@ LAYOUT_PROBLEMS = """(root) => {
 }"""
 
 
-def _widget_root(page, notebook_id: str):
+def _widget_root(page, notebook_id: str, chapter: str):
     """The rendered widget of the chapter: the top-level jupyter-widgets element of its output."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     panel = page.locator(f"#{notebook_id}")
     root = panel.locator(".jp-OutputArea-output > .jupyter-widgets").first
-    root.wait_for(state="visible", timeout=30_000)
+    try:
+        root.wait_for(state="visible", timeout=30_000)
+    except PlaywrightTimeout:
+        shown = panel.locator(".jp-OutputArea-output").all_inner_texts()
+        hint = [t for t in shown if "interactive(" in t or "Box(" in t or "widget" in t.lower()][:1]
+        pytest.fail(f"{chapter}: no widget rendered within 30 s (a text repr instead: {hint})", pytrace=False)
     return root
 
 
@@ -297,7 +305,8 @@ def _changes(page, root, act, what: str, figure: bool = True):
             return now
         if time.monotonic() > deadline:
             changed = [k for k in ("text", "images") if now[k] != before[k]]
-            pytest.fail(f"{what}: the widget did not redraw both numbers and figure "
+            wanted = "numbers and figure" if figure else "numbers"
+            pytest.fail(f"{what}: the widget did not redraw its {wanted} within {CHANGE_TIMEOUT_MS // 1000} s "
                         f"(changed: {changed or 'nothing'})", pytrace=False)
 
 
@@ -324,7 +333,7 @@ def test_chapter_widget_in_jupyterlab(page, ran, chapter):
     _file_browser_open(page)
     assert result["errors"] == [], f"{chapter}: " + "; ".join(result["errors"])
     assert result["ok"], f"{chapter}: Run All did not complete"
-    root = _widget_root(page, result["id"])
+    root = _widget_root(page, result["id"], chapter)
     assert root.locator(".widget-slider").count() > 0, f"{chapter}: no slider rendered"
     page.wait_for_function("(e) => !e.innerText.includes('Loading widget')", arg=root.element_handle())
     figure = spec.get("figure", True)
@@ -345,7 +354,7 @@ def test_chapter_widget_in_jupyterlab(page, ran, chapter):
     assert problems == [], f"{chapter} at 1280 x 800 with the file browser open: " + "; ".join(problems[:5])
 
     handle = _control(root, "widget-slider", spec["slider"]).locator(".noUi-handle")
-    at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
+    at_max = float(handle.get_attribute("aria-valuenow")) >= float(handle.get_attribute("aria-valuemax"))
 
     def move_slider():
         handle.focus()
