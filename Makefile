@@ -5,8 +5,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 BOOK_STAMP := _build/html/index.html
+LAB_VENV := .venv-lab
+LAB_PY := $(LAB_VENV)/bin/python
+LAB_STAMP := $(LAB_VENV)/.installed
+JUPYTERLAB_VERSION := 4.6.6
+LAB_IP ?= 127.0.0.1
+LAB_PORT ?= 8888
 
-.PHONY: book test results bench measure lab clean install slides student
+.PHONY: book test results bench measure lab lab-env clean install slides student
 
 install: $(STAMP)
 
@@ -48,7 +54,7 @@ student: $(STAMP) slides
 
 ## Every test: the ledger's unit and property tests, every notebook under nbval, the built book's
 ## glued numbers, the JavaScript parity test and the browser test.
-test: $(STAMP)
+test: $(STAMP) $(LAB_STAMP)
 	$(MAKE) book
 	$(PY) -m pytest -q tests
 	$(PY) -m pytest -q --nbval-lax notebooks/
@@ -65,11 +71,26 @@ bench: $(STAMP)
 measure: $(STAMP)
 	$(PY) benchmarks/measure.py
 
-## JupyterLab is installed on first use only: its server packages (jsonschema format checkers) add
-## about two seconds to every kernel start, so the book builds without them.
-lab: $(STAMP)
-	$(PY) -m pip install --quiet jupyterlab==4.6.6
-	$(VENV)/bin/jupyter lab notebooks/
+## JupyterLab lives in its own venv, .venv-lab (its server packages, e.g. jsonschema format checkers,
+## add about two seconds to every kernel start, so the book's .venv stays without them). The kernel
+## runs in .venv-lab too: the book's pinned requirements, JupyterLab and the ledger (editable).
+lab-env: $(LAB_STAMP)
+
+$(LAB_STAMP): requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed, found " + sys.version.split()[0]'
+	$(PYTHON) -m venv $(LAB_VENV)
+	$(LAB_PY) -m pip install --quiet --upgrade pip
+	$(LAB_PY) -m pip install --quiet -r requirements.txt jupyterlab==$(JUPYTERLAB_VERSION)
+	$(LAB_PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(LAB_STAMP)
+
+## Live notebooks: JupyterLab on the chapters. Root (common in containers) needs --allow-root.
+## LAB_PORT and LAB_IP choose where it listens (default 127.0.0.1:8888, the next free port if taken).
+lab: $(LAB_STAMP)
+	@echo "Starting JupyterLab on $(LAB_IP):$(LAB_PORT) (notebooks/). Point your browser at the"
+	@echo "http://$(LAB_IP):<port>/lab?token=... address it prints below (Ctrl-C twice stops it)."
+	$(LAB_VENV)/bin/jupyter lab --no-browser --ip=$(LAB_IP) --port=$(LAB_PORT) \
+		$(if $(filter 0,$(shell id -u)),--allow-root) --ServerApp.root_dir=notebooks
 
 clean:
 	rm -rf _build results.md results.json

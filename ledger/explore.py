@@ -169,7 +169,29 @@ def figure_png(fig) -> bytes:
     return buf.getvalue()
 
 
-# ---- The panel ----
+# ---- The panel, and the layout of the chapters' sliders ----
+
+EXPLORER_LABEL_WIDTH = "12rem"
+"""Room for the explorer's longest label ("hybrid: attention share") in full."""
+CONTROL_MAX_WIDTH = "40rem"
+"""A chapter's slider fills its cell up to this width, so the track stays long enough to aim."""
+
+
+def fit_controls(panel):
+    """Lay out a chapter's ``ipywidgets.interactive`` panel for narrow windows; returns the panel.
+
+    Every control gets one shared label width, in `ch` (character widths) of its longest
+    description, so labels show in full and the tracks line up; each control fills the cell up to
+    CONTROL_MAX_WIDTH and shrinks with the window instead of being cut off.
+    """
+    controls = [c for c in panel.children if c is not panel.out]
+    longest = max((len(c.description) for c in controls), default=0)
+    for c in controls:
+        c.style.description_width = f"{longest + 2}ch"
+        c.layout.width = "auto"  # stretch to the cell's width (less the margins) ...
+        c.layout.max_width = CONTROL_MAX_WIDTH  # ... up to this
+    return panel
+
 
 def _powers(lo: int, hi: int) -> list[int]:
     return [2 ** k for k in range(lo, hi + 1)]
@@ -186,8 +208,8 @@ def explorer(**overrides: Any):
 
     start = {**DEFAULTS, **overrides}
     make_settings(**start)  # refuse a bad starting state at once
-    style = {"description_width": "13rem"}
-    layout = w.Layout(width="30rem")
+    style = {"description_width": EXPLORER_LABEL_WIDTH}
+    layout = w.Layout(width="auto")  # stretch to the controls' column, which sets the width
 
     def sel(options, value, desc, fmt="{:,}"):
         if value not in options:
@@ -215,10 +237,16 @@ def explorer(**overrides: Any):
         "gpu_flops": logf(start["gpu_flops"], 12, 16, "FLOP/s per GPU"),
         "optical_speedup": sel(SPEEDUPS, start["optical_speedup"], "optical speed-up s", fmt="{:,.10g}"),
     }
-    numbers = w.HTML()
-    image = w.Image(format="png")
-    panel = w.HBox([w.VBox(list(controls.values())), w.VBox([numbers])])
-    box = w.VBox([panel, image])
+    numbers = w.HTML(layout=w.Layout(width="100%"))
+    image = w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
+    # Two columns side by side when the window is wide enough, else the controls wrap under the
+    # numbers (flex-wrap): nothing is squeezed or cut off, e.g. JupyterLab at 1280 px with its side bar.
+    column = {"controls": w.Layout(flex="1 1 26rem", min_width="22rem", max_width="38rem", margin="0 1.5rem 0.5rem 0"),
+              "numbers": w.Layout(flex="1 1 22rem", min_width="18rem", max_width="40rem")}
+    panel = w.HBox([w.VBox(list(controls.values()), layout=column["controls"]),
+                    w.VBox([numbers], layout=column["numbers"])],
+                   layout=w.Layout(flex_flow="row wrap", align_items="flex-start", width="100%"))
+    box = w.VBox([panel, image], layout=w.Layout(width="100%"))
     box.controls, box.numbers, box.image = controls, numbers, image
     box.row, box.params, box.error = None, dict(start), ""
 

@@ -106,3 +106,37 @@ def test_panel_speedup_control():
     assert box.row.amdahl == 1.0 and "1.000x" in box.numbers.value
     c.value = float("inf")
     assert box.row == ledger.step_row(**explore.DEFAULTS)
+
+
+def test_panel_columns_wrap_instead_of_squeezing():
+    box = explorer()
+    panel, image = box.children
+    controls, numbers = panel.children
+    assert list(controls.children) == list(box.controls.values())
+    assert numbers.children == (box.numbers,)
+    assert panel.layout.flex_flow == "row wrap"  # the numbers go under the controls when narrow
+    for column in (controls, numbers):
+        assert column.layout.min_width.endswith("rem") and column.layout.flex.startswith("1 1 ")
+    assert image is box.image and image.layout.max_width == "100%"
+    for c in box.controls.values():
+        assert c.style.description_width == explore.EXPLORER_LABEL_WIDTH and c.layout.width == "auto"
+
+
+def test_fit_controls_gives_every_label_its_full_width():
+    import ipywidgets as w
+
+    def show(hybrid_attention_fraction=0.25, variant="hyena2", causal=False):
+        print(hybrid_attention_fraction, variant, causal)
+
+    panel = w.interactive(show, hybrid_attention_fraction=w.FloatSlider(value=0.25, min=0, max=1),
+                          variant=w.Dropdown(options=["hyena2", "hybrid"]), causal=w.Checkbox(description="c"))
+    assert explore.fit_controls(panel) is panel
+    controls = [c for c in panel.children if c is not panel.out]
+    assert [c.description for c in controls] == ["hybrid_attention_fraction", "variant", "c"]
+    longest = len("hybrid_attention_fraction")
+    for c in controls:
+        assert c.style.description_width == f"{longest + 2}ch"
+        assert (c.layout.width, c.layout.max_width) == ("auto", explore.CONTROL_MAX_WIDTH)
+    assert panel.out.layout.width is None  # the output keeps its own layout
+    panel.children[0].value = 0.5  # still live after the layout change
+    assert panel.kwargs["hybrid_attention_fraction"] == 0.5
