@@ -11,11 +11,11 @@ only its first S outputs are kept; a circulant block is b samples. Two bounds:
   weight-block spectra, the accumulated gradients) still cross both ways.
 A block-circulant matrix sums its block products over input blocks (forward) or output blocks
 (dX). `block_sum` says where that sum happens in the fused count:
+- "digital" (the default): as the FLOP classes charge it (complex adds, class "digital"), so every
+  block product W_ij.X_j leaves the optics as a spectrum (p*q*(b/2+1) complex bins per token), and
+  the p summed spectra go back in for the inverse transforms (p*(b/2+1) complex);
 - "optical": by coherent superposition in the optics, so q blocks go in and p come out per token
-  (forward; dX the mirror image);
-- "digital": as the FLOP classes charge it (complex adds, digital), so every block product
-  W_ij.X_j leaves the optics as a spectrum (p*q*(b/2+1) complex bins per token), and the p summed
-  spectra go back in for the inverse transforms (p*(b/2+1) complex).
+  (forward; dX the mirror image). The FLOP classes then overstate the digital work by the block sum.
 
 Precision. An analog optical path resolves about ENOB bits below its full scale; a gradient
 format carries a significand of a few bits over an exponent range of many binades, and a
@@ -35,8 +35,9 @@ from .step import step_items
 from .table import summarize
 
 MODES = ("separate", "fused")
-BLOCK_SUMS = ("optical", "digital")
-"""Where a block-circulant matrix's sum over blocks happens in the fused count (see the module text)."""
+BLOCK_SUMS = ("digital", "optical")
+"""Where a block-circulant matrix's sum over blocks happens (see the module text); the first, the one the
+FLOP classes charge, is the default."""
 
 FORMATS = {
     # name: (significand bits including the implicit one, exponent bits)
@@ -70,8 +71,8 @@ class Conversions:
     values_in: float
     values_out: float
     optical_flops: float
-    block_sum: str = "optical"
-    """Where a circulant matrix sums its blocks ("optical" or "digital"); fused mode only."""
+    block_sum: str = "digital"
+    """Where a circulant matrix sums its blocks ("digital" or "optical"); fused mode only."""
 
     @property
     def values(self) -> float:
@@ -92,10 +93,11 @@ def _is_circulant_sum_boundary(item: LineItem) -> bool:
 
 
 def conversions(settings: Settings, items: Iterable[LineItem] | None = None, mode: str = "separate",
-                block_sum: str = "optical") -> Conversions:
+                block_sum: str = "digital") -> Conversions:
     """Values written into (in) and read out of (out) the optics for every transform of the step.
 
-    `block_sum` ("optical" or "digital") matters only for block-circulant matrices in the fused mode.
+    `block_sum` ("digital", as the FLOP classes charge it, or "optical") matters only for
+    block-circulant matrices in the fused mode.
     """
     if mode not in MODES:
         raise LedgerError(f"mode = {mode!r}: must be one of {', '.join(MODES)}")
@@ -224,10 +226,10 @@ class HiddenCosts:
 
 
 def hidden_costs(settings: Settings, enob: float = 8, gradient_format: str = "bf16", io_rate: float | None = None,
-                 mode: str = "separate", block_sum: str = "optical") -> HiddenCosts:
+                 mode: str = "separate", block_sum: str = "digital") -> HiddenCosts:
     """Mask rewrites, conversions and precision of one step; io_rate defaults to the mask device's
     pixels x frame rate (an input modulator like the mask device, one real number per pixel).
-    `block_sum` says where a circulant matrix sums its blocks in the fused count ("optical" or "digital")."""
+    `block_sum` says where a circulant matrix sums its blocks ("digital", the FLOP classes' default, or "optical")."""
     if io_rate is None:
         io_rate = settings.device.pixels * settings.device.frame_rate
     check_positive_number("io_rate", io_rate)
