@@ -5,17 +5,23 @@ Conversions. Every optical transform takes its input from the digital side and h
 back. The count is in real numbers (scalars a converter handles; a complex bin is two). A long
 convolution's input is S samples (the zero padding to n = 2S is dark pixels, no conversion) and
 only its first S outputs are kept; a circulant block is b samples. Two bounds:
-- "separate": every transform is its own trip (input and output of each rFFT and inverse rFFT);
+- "separate": every transform is its own trip (input and output of each rFFT and inverse rFFT); a
+  mask product rides on the trip of the inverse transform it feeds (its spectrum goes in through
+  the mask);
 - "fused": a 4f pass does rFFT, mask product and inverse rFFT in one trip, so a sequence's or
   token's data crosses only on the way in and on the way out; the per-step transforms (filter and
   weight-block spectra, the accumulated gradients) still cross both ways.
 A block-circulant matrix sums its block products over input blocks (forward) or output blocks
-(dX). `block_sum` says where that sum happens in the fused count:
-- "digital" (the default): as the FLOP classes charge it (complex adds, class "digital"), so every
-  block product W_ij.X_j leaves the optics as a spectrum (p*q*(b/2+1) complex bins per token), and
-  the p summed spectra go back in for the inverse transforms (p*(b/2+1) complex);
+(dX). `block_sum` says where that sum happens:
+- "digital" (the default): as the FLOP classes charge it (complex adds, class "digital"). The sum
+  lies between each block product and the inverse transform, so every block product W_ij.X_j (and
+  G_i.conj(W_ij) in dX) leaves the optics as a spectrum: fused, p*q*(b/2+1) complex bins out per
+  token and the p summed spectra back in for the inverse transforms (p*(b/2+1) complex); separate,
+  each block product is a trip of its own (its input spectrum in, the product out, (b/2+1)
+  complex each way), so the separate count stays at or above the fused one;
 - "optical": by coherent superposition in the optics, so q blocks go in and p come out per token
-  (forward; dX the mirror image). The FLOP classes then overstate the digital work by the block sum.
+  (forward; dX the mirror image), and the products ride on the inverse transforms' trips as a long
+  convolution's do. The FLOP classes then overstate the digital work by the block sum.
 
 Precision. An analog optical path resolves about ENOB bits below its full scale; a gradient
 format carries a significand of a few bits over an exponent range of many binades, and a
@@ -72,7 +78,7 @@ class Conversions:
     values_out: float
     optical_flops: float
     block_sum: str = "digital"
-    """Where a circulant matrix sums its blocks ("digital" or "optical"); fused mode only."""
+    """Where a circulant matrix sums its blocks ("digital" or "optical")."""
 
     @property
     def values(self) -> float:
@@ -86,7 +92,8 @@ class Conversions:
 
 def _is_circulant_sum_boundary(item: LineItem) -> bool:
     """A per-token circulant item whose data crosses when the block sum is digital: a block product
-    (its spectrum out) or an inverse transform of summed blocks (its spectrum in)."""
+    (its spectrum out; separate, its input spectrum in too) or an inverse transform of summed blocks
+    (its spectrum in)."""
     if item.op.startswith("long conv:") or item.per == "step":
         return False
     return (item.cls == "weight_product" and "W_ij" in item.op) or (item.cls == "transform" and _is_inverse(item))
@@ -97,7 +104,7 @@ def conversions(settings: Settings, items: Iterable[LineItem] | None = None, mod
     """Values written into (in) and read out of (out) the optics for every transform of the step.
 
     `block_sum` ("digital", as the FLOP classes charge it, or "optical") matters only for
-    block-circulant matrices in the fused mode.
+    block-circulant matrices.
     """
     if mode not in MODES:
         raise LedgerError(f"mode = {mode!r}: must be one of {', '.join(MODES)}")
@@ -106,12 +113,15 @@ def conversions(settings: Settings, items: Iterable[LineItem] | None = None, mod
     items = step_items(settings) if items is None else list(items)
     v_in = v_out = 0.0
     for item in items:
-        if mode == "fused" and block_sum == "digital" and _is_circulant_sum_boundary(item):
+        if block_sum == "digital" and _is_circulant_sum_boundary(item):
             spectrum = 2 * settings.costs.bins(settings.block)  # a block's complex bins, two reals each
             if item.cls == "weight_product":
                 v_out += item.count * spectrum  # every block product leaves for the digital sum
-            else:
+                if mode == "separate":
+                    v_in += item.count * spectrum  # its own trip: the block's spectrum goes in
+            elif mode == "fused":
                 v_in += item.count * spectrum  # the summed spectrum comes back for the inverse transform
+                # (separate: the inverse transform's own input, counted with the transforms below)
         if item.cls != "transform":
             continue
         samples, bins = transform_size(item, settings)
