@@ -101,7 +101,8 @@ def _is_circulant_sum_boundary(item: LineItem) -> bool:
 
 def conversions(settings: Settings, items: Iterable[LineItem] | None = None, mode: str = "separate",
                 block_sum: str = "digital") -> Conversions:
-    """Values written into (in) and read out of (out) the optics for every transform of the step.
+    """Real numbers written into (in) and read out of (out) the optics for every transform of the step
+    (and, with a digital block sum, every block product of a circulant matrix).
 
     `block_sum` ("digital", as the FLOP classes charge it, or "optical") matters only for
     block-circulant matrices.
