@@ -5,17 +5,23 @@ Conversions. Every optical transform takes its input from the digital side and h
 back. The count is in real numbers (scalars a converter handles; a complex bin is two). A long
 convolution's input is S samples (the zero padding to n = 2S is dark pixels, no conversion) and
 only its first S outputs are kept; a circulant block is b samples. Two bounds:
-- "separate": every transform is its own trip (input and output of each rFFT and inverse rFFT);
+- "separate": every transform is its own trip (input and output of each rFFT and inverse rFFT); a
+  mask product rides on the trip of the inverse transform it feeds (its spectrum goes in through
+  the mask);
 - "fused": a 4f pass does rFFT, mask product and inverse rFFT in one trip, so a sequence's or
   token's data crosses only on the way in and on the way out; the per-step transforms (filter and
   weight-block spectra, the accumulated gradients) still cross both ways.
 A block-circulant matrix sums its block products over input blocks (forward) or output blocks
-(dX). `block_sum` says where that sum happens in the fused count:
+(dX). `block_sum` says where that sum happens:
+- "digital" (the default): as the FLOP classes charge it (complex adds, class "digital"). The sum
+  lies between each block product and the inverse transform, so every block product W_ij.X_j (and
+  G_i.conj(W_ij) in dX) leaves the optics as a spectrum: fused, p*q*(b/2+1) complex bins out per
+  token and the p summed spectra back in for the inverse transforms (p*(b/2+1) complex); separate,
+  each block product is a trip of its own (its input spectrum in, the product out, (b/2+1)
+  complex each way), so the separate count stays at or above the fused one;
 - "optical": by coherent superposition in the optics, so q blocks go in and p come out per token
-  (forward; dX the mirror image);
-- "digital": as the FLOP classes charge it (complex adds, digital), so every block product
-  W_ij.X_j leaves the optics as a spectrum (p*q*(b/2+1) complex bins per token), and the p summed
-  spectra go back in for the inverse transforms (p*(b/2+1) complex).
+  (forward; dX the mirror image), and the products ride on the inverse transforms' trips as a long
+  convolution's do. The FLOP classes then overstate the digital work by the block sum.
 
 Precision. An analog optical path resolves about ENOB bits below its full scale; a gradient
 format carries a significand of a few bits over an exponent range of many binades, and a
@@ -35,8 +41,9 @@ from .step import step_items
 from .table import summarize
 
 MODES = ("separate", "fused")
-BLOCK_SUMS = ("optical", "digital")
-"""Where a block-circulant matrix's sum over blocks happens in the fused count (see the module text)."""
+BLOCK_SUMS = ("digital", "optical")
+"""Where a block-circulant matrix's sum over blocks happens (see the module text); the first, the one the
+FLOP classes charge, is the default."""
 
 FORMATS = {
     # name: (significand bits including the implicit one, exponent bits)
@@ -70,8 +77,8 @@ class Conversions:
     values_in: float
     values_out: float
     optical_flops: float
-    block_sum: str = "optical"
-    """Where a circulant matrix sums its blocks ("optical" or "digital"); fused mode only."""
+    block_sum: str = "digital"
+    """Where a circulant matrix sums its blocks ("digital" or "optical")."""
 
     @property
     def values(self) -> float:
@@ -85,17 +92,20 @@ class Conversions:
 
 def _is_circulant_sum_boundary(item: LineItem) -> bool:
     """A per-token circulant item whose data crosses when the block sum is digital: a block product
-    (its spectrum out) or an inverse transform of summed blocks (its spectrum in)."""
+    (its spectrum out; separate, its input spectrum in too) or an inverse transform of summed blocks
+    (its spectrum in)."""
     if item.op.startswith("long conv:") or item.per == "step":
         return False
     return (item.cls == "weight_product" and "W_ij" in item.op) or (item.cls == "transform" and _is_inverse(item))
 
 
 def conversions(settings: Settings, items: Iterable[LineItem] | None = None, mode: str = "separate",
-                block_sum: str = "optical") -> Conversions:
-    """Values written into (in) and read out of (out) the optics for every transform of the step.
+                block_sum: str = "digital") -> Conversions:
+    """Real numbers written into (in) and read out of (out) the optics for every transform of the step
+    (and, with a digital block sum, every block product of a circulant matrix).
 
-    `block_sum` ("optical" or "digital") matters only for block-circulant matrices in the fused mode.
+    `block_sum` ("digital", as the FLOP classes charge it, or "optical") matters only for
+    block-circulant matrices.
     """
     if mode not in MODES:
         raise LedgerError(f"mode = {mode!r}: must be one of {', '.join(MODES)}")
@@ -104,12 +114,15 @@ def conversions(settings: Settings, items: Iterable[LineItem] | None = None, mod
     items = step_items(settings) if items is None else list(items)
     v_in = v_out = 0.0
     for item in items:
-        if mode == "fused" and block_sum == "digital" and _is_circulant_sum_boundary(item):
+        if block_sum == "digital" and _is_circulant_sum_boundary(item):
             spectrum = 2 * settings.costs.bins(settings.block)  # a block's complex bins, two reals each
             if item.cls == "weight_product":
                 v_out += item.count * spectrum  # every block product leaves for the digital sum
-            else:
+                if mode == "separate":
+                    v_in += item.count * spectrum  # its own trip: the block's spectrum goes in
+            elif mode == "fused":
                 v_in += item.count * spectrum  # the summed spectrum comes back for the inverse transform
+                # (separate: the inverse transform's own input, counted with the transforms below)
         if item.cls != "transform":
             continue
         samples, bins = transform_size(item, settings)
@@ -224,10 +237,10 @@ class HiddenCosts:
 
 
 def hidden_costs(settings: Settings, enob: float = 8, gradient_format: str = "bf16", io_rate: float | None = None,
-                 mode: str = "separate", block_sum: str = "optical") -> HiddenCosts:
+                 mode: str = "separate", block_sum: str = "digital") -> HiddenCosts:
     """Mask rewrites, conversions and precision of one step; io_rate defaults to the mask device's
     pixels x frame rate (an input modulator like the mask device, one real number per pixel).
-    `block_sum` says where a circulant matrix sums its blocks in the fused count ("optical" or "digital")."""
+    `block_sum` says where a circulant matrix sums its blocks ("digital", the FLOP classes' default, or "optical")."""
     if io_rate is None:
         io_rate = settings.device.pixels * settings.device.frame_rate
     check_positive_number("io_rate", io_rate)

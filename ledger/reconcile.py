@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .errors import LedgerError
-from .layers import LineItem
-from .settings import Settings
+from .layers import RECOMPUTE, LineItem
+from .settings import RECOMPUTE_MODES, Settings
 from .shapes import LLAMA3_8B, ModelShape
 from .step import step_items
 
@@ -62,7 +62,7 @@ SOURCES: dict[str, dict[str, Any]] = {
     "eleutherai-cookbook-checkpointing": {
         "variant": "transformer",
         "switches": {"mlp_width": 16384, "lm_head": "forward only", "input_embedding_flops_per_token": 16384,
-                     "recompute": "blocks"},
+                     "recompute": "full"},
         "note": "as above, and every block's forward run again (iteration factor 4): hardware FLOPs"},
     "savanna-hyena": {
         "variant": "hyena2",
@@ -84,7 +84,7 @@ SWITCH_VALUES: dict[str, str] = {
     "lm_head": "'counted' or 'forward only' (no dX, no dW)",
     "input_embedding_flops_per_token": "a number >= 0: FLOPs charged per token for the input lookup, forward only",
     "params_counted": "'matmuls' (the ledger), 'matmuls+norms' or 'all' (input embedding too), at 6 per token",
-    "recompute": "'none' or 'blocks' (every block's forward run again; activation checkpointing)",
+    "recompute": "'none' or 'full' (Settings.recompute: every block's forward run again; activation checkpointing)",
     "backward": "'ledger' or '2x forward'",
     "elementwise": "'counted' or 'not counted' (gates, spectral products, gradient accumulation)",
     "per_step_transforms": "'counted' or 'not counted' (filter FFTs done once per step)",
@@ -149,13 +149,20 @@ def switched_settings(settings: Settings, switches: dict[str, Any]) -> Settings:
     if "fft_constant" in switches:
         costs = replace(costs, fft_constant=switches["fft_constant"])
     cls = _UnpaddedFFT if _choice(switches, "fft_length", ("2S", "S"), "2S") == "S" else Settings
+    # recompute is the core ledger's own switch (Settings.recompute, ledger.step.recomputed): every
+    # block's per-token and per-sequence forward items again in phase "recompute"; the LM head, the
+    # input lookup and the per-step filter/weight-block transforms not. The cookbook's checkpointing
+    # (iteration factor 4 on every block term, its embedding/LM-head term once) is exactly that for a
+    # transformer, which has no per-step transforms.
+    recompute = _choice(switches, "recompute", RECOMPUTE_MODES, settings.recompute)
     return cls(variant=settings.variant, seq_len=settings.seq_len, step_tokens=settings.step_tokens,
                block=settings.block, hybrid_attention_fraction=settings.hybrid_attention_fraction,
-               shape=shape, costs=costs, device=settings.device)
+               shape=shape, costs=costs, device=settings.device, recompute=recompute)
 
 
 def switched_items(settings: Settings, switches: dict[str, Any]) -> list[LineItem]:
-    """The ledger's line items under `switches`, before the step-level conventions (backward, recompute)."""
+    """The ledger's line items under `switches` (recomputed items included), before the step-level
+    conventions (backward, parameters counted, input embedding)."""
     s = switched_settings(settings, switches)
     items = step_items(s)
     convs = _positive_int(switches, "long_convs_per_layer")
@@ -176,12 +183,11 @@ def ledger_with_switches(settings: Settings, switches: dict[str, Any]) -> float:
     s = switched_settings(settings, switches)
     items = switched_items(settings, switches)
     forward = sum(i.flops for i in items if i.phase == "forward")
-    backward = sum(i.flops for i in items if i.phase != "forward")
+    recomputed = sum(i.flops for i in items if i.phase == RECOMPUTE)
+    backward = sum(i.flops for i in items if i.phase not in ("forward", RECOMPUTE))
     if _choice(switches, "backward", ("ledger", "2x forward"), "ledger") == "2x forward":
         backward = 2 * forward
-    total = forward + backward
-    if _choice(switches, "recompute", ("none", "blocks"), "none") == "blocks":
-        total += sum(i.flops for i in items if i.phase == "forward" and i.layer in ("attention", "hyena", "mlp"))
+    total = forward + recomputed + backward
     params = _choice(switches, "params_counted", ("matmuls", "matmuls+norms", "all"), "matmuls")
     if params in ("matmuls+norms", "all"):
         total += 6 * norm_params(s.shape) * s.step_tokens

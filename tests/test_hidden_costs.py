@@ -1,5 +1,8 @@
 """Hidden costs: conversions in and out of the optics, gradient precision, the optimizer estimate."""
+from dataclasses import replace
+
 import pytest
+from hypothesis import given, settings as hsettings, strategies as st
 
 import ledger
 from ledger.hidden_costs import (FORMATS, conversions, hidden_costs, optimizer_flops, precision_check,
@@ -25,13 +28,28 @@ def test_separate_conversions_of_hyena2_by_hand():
     assert c.values_out == c.values_in  # every transform's in and out mirror each other here
 
 
-def test_fused_is_fewer_than_separate():
+@pytest.mark.parametrize("block_sum", ["digital", "optical"])
+def test_fused_is_fewer_than_separate(block_sum):
     for variant in ("hyena2", "hybrid", "hyena2_circulant"):
         s = S(variant=variant)
-        fused, sep = conversions(s, mode="fused"), conversions(s, mode="separate")
+        fused, sep = conversions(s, mode="fused", block_sum=block_sum), conversions(s, mode="separate",
+                                                                                    block_sum=block_sum)
         assert 0 < fused.values < sep.values
         assert fused.optical_flops == sep.optical_flops
         assert fused.flops_per_value > sep.flops_per_value
+
+
+@hsettings(max_examples=40, deadline=None)
+@given(variant=st.sampled_from(ledger.VARIANTS), seq_len=st.sampled_from([256, 1024, 2048, 4096, 8192, 32768]),
+       block=st.sampled_from([2, 16, 256, 2048]), block_sum=st.sampled_from(["digital", "optical"]),
+       recompute=st.sampled_from(["none", "full"]), fft_length=st.sampled_from(["2S", "2S-1"]))
+def test_separate_is_never_below_fused(variant, seq_len, block, block_sum, recompute, fft_length):
+    """"Every transform its own trip" bounds the fused count from above, whatever the conventions."""
+    s = S(variant=variant, seq_len=seq_len, block=block, recompute=recompute, fft_length=fft_length)
+    sep, fused = conversions(s, mode="separate", block_sum=block_sum), conversions(s, mode="fused",
+                                                                                  block_sum=block_sum)
+    assert sep.values_in >= fused.values_in and sep.values_out >= fused.values_out
+    assert sep.values > fused.values or (variant == "transformer" and sep.values == fused.values == 0)
 
 
 def test_transform_size():
@@ -103,16 +121,34 @@ def test_fused_circulant_with_a_digital_block_sum_by_hand():
         extra_in += s.step_tokens * 32 * (p + q) * spectrum  # p summed spectra forward, q in dX
     assert digital_sum.values_out - optical_sum.values_out == extra_out
     assert digital_sum.values_in - optical_sum.values_in == extra_in
-    assert optical_sum == conversions(s, mode="fused")  # today's count stays the default
-    assert digital_sum.block_sum == "digital"
+    assert digital_sum == conversions(s, mode="fused")  # the sum the FLOP classes charge is the default
+    assert hidden_costs(s, mode="fused").conversions == digital_sum
+    assert (digital_sum.block_sum, optical_sum.block_sum) == ("digital", "optical")
     # the block sum is a question for circulant matrices only, and for the fused count only
     for variant in ("hyena2", "hybrid"):
         h = S(variant=variant)
-        assert conversions(h, mode="fused", block_sum="digital").values == conversions(h, mode="fused").values
-    assert conversions(s, mode="separate", block_sum="digital").values == conversions(s, mode="separate").values
-    assert hidden_costs(s, mode="fused", block_sum="digital").conversions == digital_sum
+        assert conversions(h, mode="fused", block_sum="optical").values == conversions(h, mode="fused").values
+    assert hidden_costs(s, mode="fused", block_sum="optical").conversions == optical_sum
+
+
+def test_separate_circulant_with_a_digital_block_sum_by_hand():
+    """Digital sum, every trip separate: each block product is a trip of its own, its block's spectrum in
+    and the product out (forward and dX); the transforms' own trips are the same as with an optical sum."""
+    s = S(variant="hyena2_circulant", seq_len=4096)
+    optical_sum = conversions(s, mode="separate", block_sum="optical")
+    digital_sum = conversions(s, mode="separate")
+    spectrum = 2 * (s.block // 2 + 1)
+    extra = sum(s.step_tokens * 32 * 2 * (rows // s.block) * (cols // s.block) * spectrum  # W_ij.X_j, G_i.conj(W_ij)
+                for _, rows, cols in ledger.circulant_matrices(s.shape))
+    assert digital_sum.values_in - optical_sum.values_in == extra
+    assert digital_sum.values_out - optical_sum.values_out == extra
+    assert digital_sum.block_sum == "digital" and digital_sum.optical_flops == optical_sum.optical_flops
+    # long convolutions' products ride on the inverse transforms' trips: no block sum, nothing changes
+    for variant in ("hyena2", "hybrid"):
+        h = S(variant=variant)
+        assert conversions(h, block_sum="optical") == replace(conversions(h), block_sum="optical")
 
 
 def test_block_sum_refuses_other_values():
-    with pytest.raises(ledger.LedgerError, match=r"^block_sum = 'both': must be one of optical, digital"):
+    with pytest.raises(ledger.LedgerError, match=r"^block_sum = 'both': must be one of digital, optical"):
         conversions(S(variant="hyena2_circulant"), mode="fused", block_sum="both")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger import LLAMA3_8B, LedgerError, Settings
+from ledger import LLAMA3_8B, LedgerError, Settings, step_items, summarize
 from ledger.reconcile import (SOURCES, SWITCH_KEYS, format_table, ledger_with_switches, main, peer_figure,
                               reconcile_rows, switched_items, switched_step_flops)
 
@@ -114,6 +114,25 @@ def test_cookbook_mlp_is_four_hidden_wide():
     assert stored("eleutherai-cookbook", 4096)["parts"]["FFN FLOPs"] == mlp
 
 
+def test_recompute_switch_is_the_core_ledgers():
+    """reconcile's recompute is Settings.recompute: the same name, the same values, the same line items."""
+    from ledger.settings import RECOMPUTE_MODES
+    assert SOURCES["eleutherai-cookbook-checkpointing"]["switches"]["recompute"] in RECOMPUTE_MODES
+    for variant in ("transformer", "hyena2", "hyena2_circulant"):
+        core = Settings(variant=variant, seq_len=2048, recompute="full")
+        plain = Settings(variant=variant, seq_len=2048)
+        assert math.isclose(ledger_with_switches(plain, {"recompute": "full"}), sum(i.flops for i in step_items(core)),
+                            rel_tol=1e-12)
+    # the checkpointing row is the cookbook's row plus exactly the core ledger's recomputed FLOPs
+    switches = dict(SOURCES["eleutherai-cookbook"]["switches"])
+    for s in (2048, 4096):
+        core = Settings(variant="transformer", seq_len=s, recompute="full")
+        again = summarize(core, switched_items(core, switches)).recompute_flops
+        assert again > 0
+        assert math.isclose(stored("eleutherai-cookbook-checkpointing", s)["step_flops"],
+                            stored("eleutherai-cookbook", s)["step_flops"] + again, rel_tol=1e-12)
+
+
 def test_savanna_parts_match_the_switched_ledger():
     """Savanna's per-part forward counts (times its 3) against the ledger's switched forward line items."""
     switches = SOURCES["savanna-hyena"]["switches"]
@@ -152,6 +171,7 @@ def test_switched_counts_extend_to_any_length():
 @pytest.mark.parametrize("switches, message", [
     ({"frobnicate": 1}, "switch 'frobnicate'"),
     ({"recompute": "half"}, "recompute = 'half'"),
+    ({"recompute": "blocks"}, "recompute = 'blocks': allowed are 'none' or 'full'"),
     ({"fft_length": "3S"}, "fft_length = '3S'"),
     ({"mlp_width": 0}, "mlp_width = 0"),
     ({"long_convs_per_layer": 1.5}, "long_convs_per_layer = 1.5"),
