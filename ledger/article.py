@@ -15,6 +15,7 @@ from typing import Iterable
 from .errors import LedgerError, check_positive_number
 from .layers import LineItem
 from .shapes import ModelShape
+from .step import recomputed
 
 
 def _fraction(name: str, value) -> float:
@@ -253,28 +254,23 @@ def data_parallel_bytes(n_params: float, devices: float, bytes_per_value: float 
 
 # --- the recompute tax ---------------------------------------------------------------------------
 
-RECOMPUTED_LAYERS = ("attention", "hyena", "mlp")
-"""Checkpointed blocks: every layer's forward is run again in backward; the LM head and embedding are not."""
-
-
-def recompute_flops(items: Iterable[LineItem], fraction: float = 1.0, layers: tuple[str, ...] = RECOMPUTED_LAYERS,
-                    ops: tuple[str, ...] | None = None) -> float:
+def recompute_flops(items: Iterable[LineItem], fraction: float = 1.0, ops: tuple[str, ...] | None = None) -> float:
     """Extra FLOPs per step when `fraction` of the blocks' forward work is recomputed in the backward pass.
 
-    Full activation checkpointing (fraction 1) re-runs every block's forward once: about 2ND more,
-    which takes the 6ND step to about 8ND. `ops` narrows it to line items whose name starts with one
-    of the given prefixes, e.g. ("attention:",) for selective recomputation of the attention scores.
+    The recomputed work is the core ledger's (`step.recomputed`, what `Settings.recompute = "full"`
+    adds): every block's forward again, not the LM head, the embedding or the per-step transforms.
+    Full activation checkpointing (fraction 1) takes the 6ND step to about 8ND. `ops` narrows it to
+    line items whose name starts with one of the given prefixes, e.g. ("attention:",) for selective
+    recomputation of the attention scores.
     """
     f = _fraction("fraction", fraction)
-    return f * sum(i.flops for i in items if i.phase == "forward" and i.layer in layers
-                   and (ops is None or i.op.startswith(tuple(ops))))
+    return f * sum(i.flops for i in recomputed(list(items)) if ops is None or i.op.startswith(tuple(ops)))
 
 
-def recompute_tax(items: list[LineItem], fraction: float = 1.0, layers: tuple[str, ...] = RECOMPUTED_LAYERS,
-                  ops: tuple[str, ...] | None = None) -> float:
+def recompute_tax(items: list[LineItem], fraction: float = 1.0, ops: tuple[str, ...] | None = None) -> float:
     """The step's FLOPs with recomputation over the step's FLOPs without (4/3 for the 6N step, fully checkpointed)."""
     step = sum(i.flops for i in items)
-    return (step + recompute_flops(items, fraction, layers, ops)) / step
+    return (step + recompute_flops(items, fraction, ops)) / step
 
 
 # --- the optimizer's memory traffic --------------------------------------------------------------

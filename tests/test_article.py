@@ -90,6 +90,15 @@ def test_recompute_tax_is_a_third_for_6n():
         a.recompute_flops(items, fraction=2)
 
 
+@pytest.mark.parametrize("variant", ["transformer", "hyena2", "hybrid", "hyena2_circulant"])
+def test_recompute_tax_is_the_core_recompute_switch(variant):
+    """One home for recomputation: the tax is what Settings.recompute = "full" adds to the step."""
+    items = ledger.step_items(ledger.Settings(variant=variant, seq_len=4096))
+    full = ledger.step_row(variant=variant, seq_len=4096, recompute="full")
+    assert math.isclose(a.recompute_flops(items), full.recompute_flops, rel_tol=1e-12)
+    assert math.isclose(a.recompute_flops(items, fraction=0.5), full.recompute_flops / 2, rel_tol=1e-12)
+
+
 def test_optimizer_traffic():
     assert a.optimizer_bytes(1e9) == 20e9
     out = a.optimizer_time_share(1e9, 6e9 * 1e6, bandwidth=2e12, flops_rate=4e14)
