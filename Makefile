@@ -35,7 +35,8 @@ test: $(STAMP)
 ## _build/html, linked from the landing page). Route: the single-page HTML build printed by Debian's
 ## Chromium (Playwright's page.pdf), after MathJax has typeset every formula; the PDF shows what the
 ## pages show (same math, figures, tables, glued numbers, bibliography) with no LaTeX toolchain.
-## book/_ext/print_pdf.py says more. It executes every notebook, as `make book` does.
+## book/_ext/print_pdf.py says more. It executes every notebook, as `make book` does
+## (PDF_BUILD_FLAGS passes more options to that build, e.g. --config for another _config.yml).
 PDF := _build/pdf/transforms-in-training-workloads.pdf
 .PHONY: pdf
 pdf: $(STAMP)
@@ -44,7 +45,7 @@ pdf: $(STAMP)
 	@command -v pdftotext >/dev/null 2>&1 || { echo "pdftotext is missing: installing Debian's poppler-utils for tests/test_pdf.py"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; }
 	rm -rf _build/singlehtml _build/.doctrees _build/jupyter_execute  # executed afresh, as in `make book`
-	$(VENV)/bin/jupyter-book build . --builder singlehtml -W -n --keep-going
+	$(VENV)/bin/jupyter-book build . --builder singlehtml -W -n --keep-going $(PDF_BUILD_FLAGS)
 	$(PY) book/_ext/print_pdf.py _build/singlehtml $(PDF) --publish _build/html
 	@echo "The PDF is at $(CURDIR)/$(PDF) ($$(pdfinfo $(PDF) | awk '/^Pages:/ {print $$2}') pages)"
 

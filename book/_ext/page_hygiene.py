@@ -5,6 +5,8 @@
   console of every page. Keep each script once.
 - pydata-sphinx-theme's layout starts the colour mode from a `default_mode` template variable
   that nothing sets here, and logs "Got invalid theme mode" for the empty value: set "auto".
+- One search box per page: _config.yml drops the sidebar's search field (the header keeps its
+  search button); the search page, which has its own field, also drops the header's.
 - _config.yml names Binder and Colab for the rocket menu, but the links need `repository.url`,
   which stays empty until the book is published. Without it sphinx-book-theme would fail on every
   notebook page (it unpacks a missing repository), so the launch providers are dropped until the
@@ -29,8 +31,19 @@ def _script_key(script):
     return str(filename), tuple(sorted((k, str(v)) for k, v in attributes.items()))
 
 
+SEARCH_PAGE_STYLE = "<style>.article-header-buttons .search-button { display: none !important; }</style>"
+
+
+def _one_search_box_on_the_search_page(pagename, context):
+    """The search page has its own search field: drop the header's search button and field there."""
+    if pagename == "search":
+        context["theme_navbar_persistent"] = []
+        context["metatags"] = context.get("metatags", "") + SEARCH_PAGE_STYLE
+
+
 def _clean_page(app, pagename, templatename, context, doctree):
     context.setdefault("default_mode", "auto")
+    _one_search_box_on_the_search_page(pagename, context)
     scripts = context.get("script_files")
     if not scripts:
         return
