@@ -5,7 +5,9 @@ copies it next to index.html, so the landing page's link opens it. A build witho
 of a dead link, a note that `make pdf` writes it; `make pdf` run after the HTML build copies the PDF in
 and turns that note back into the link (`publish`, called by book/_ext/print_pdf.py).
 
-The landing page writes the link as raw HTML, `<a class="tx-pdf" href="../NAME">...</a>`.
+The landing page writes the link as raw HTML, `<a class="tx-pdf" href="../NAME">...</a>`. The
+single-page build that `make pdf` prints shows the link's text only, and gets the html builder's
+node visitors it would otherwise lack.
 """
 from __future__ import annotations
 
@@ -72,7 +74,20 @@ def _finished(app, exc):
         shutil.copyfile(pdf, Path(app.outdir) / PDF_NAME)
 
 
+def _singlehtml_gets_the_html_visitors(app):
+    """Sphinx takes node visitors registered for `singlehtml` (sphinx-exercise registers some) instead of,
+    not as well as, those for `html`, so myst-nb's hidden-input cells would have none in the
+    single-page build `make pdf` prints. Give the single-page builder every html visitor it lacks."""
+    if app.builder.name != "singlehtml":
+        return
+    handlers = app.registry.translation_handlers
+    single = handlers.setdefault("singlehtml", {})
+    for node, visitors in handlers.get("html", {}).items():
+        single.setdefault(node, visitors)
+
+
 def setup(app):
+    app.connect("builder-inited", _singlehtml_gets_the_html_visitors)
     app.connect("html-page-context", _page)
     app.connect("build-finished", _finished)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
