@@ -29,17 +29,35 @@ FOOTER = ('<div style="font-size: 8px; width: 100%; text-align: center; color: #
           '<span class="title"></span> &middot; <span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 
 
+PRINT_CSS = """
+/* Each chapter starts a page; headings stay with what follows; figures and table rows are not split. */
+.toctree-wrapper > section { break-before: page; }
+h1, h2, h3, h4 { break-after: avoid; }
+img, figure, tr, mjx-container[display="true"] { break-inside: avoid; }
+"""
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
 
 def root_page(build: Path) -> str:
-    """The single page of a singlehtml build (index.html is only a redirect to it)."""
-    pages = [p for p in build.glob("*.html") if p.name not in {"index.html", "search.html", "genindex.html"}]
+    """The single page of a singlehtml build, relative to it (index.html only redirects to it)."""
+    pages = [p for p in build.rglob("*.html") if not p.relative_to(build).parts[0].startswith("_")
+             and p.relative_to(build).as_posix() not in {"index.html", "search.html", "genindex.html"}]
     if len(pages) != 1:
-        raise SystemExit(f"{build}: expected one page besides index.html, found {sorted(p.name for p in pages)}")
-    return pages[0].name
+        raise SystemExit(f"{build}: expected one page besides index.html, found "
+                         f"{sorted(p.relative_to(build).as_posix() for p in pages)}")
+    return pages[0].relative_to(build).as_posix()
+
+
+def printable_copy(build: Path) -> Path:
+    """The single page copied to the root of the build: Sphinx writes it at the root document's path
+    (book/intro.html) but computes its links (_static/, _images/) as if it sat at the root."""
+    copy = build / "_print.html"
+    copy.write_bytes((build / root_page(build)).read_bytes())
+    return copy
 
 
 def print_pdf(build: Path, out: Path, timeout_s: float = 300) -> list[str]:
@@ -65,8 +83,11 @@ def print_pdf(build: Path, out: Path, timeout_s: float = 300) -> list[str]:
 
             page.route("**/*", guard)
             page.set_default_timeout(timeout_s * 1000)
-            page.goto(base + root_page(build), wait_until="load")
+            page.goto(base + printable_copy(build).name, wait_until="load")
             page.emulate_media(media="print")
+            page.add_style_tag(content=PRINT_CSS)
+            if page.evaluate("() => !!document.querySelector('.math') && !document.querySelector('script[src*=\"mathjax\"]')"):
+                raise SystemExit("the page has formulas but loads no MathJax; not printing")
             page.wait_for_function("() => !document.querySelector('.math') || "
                                    "(window.MathJax && window.MathJax.startup && window.MathJax.startup.promise)")
             page.evaluate("""async () => {
