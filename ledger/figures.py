@@ -35,9 +35,8 @@ PALETTE: dict[str, str] = {
     "black": "#000000",
     "grey": "#999999",
 }
-"""Okabe and Ito's colour-universal-design set (told apart under the common colour-vision deficiencies),
-plus a neutral grey for digital work. Order: the cycle lines and bars take; yellow and black come last
-(yellow is faint on white)."""
+"""Okabe and Ito's Color Universal Design set (2008; its colours stay apart under the common
+colour-vision deficiencies), plus a neutral grey for digital work. The one palette of the book."""
 
 CYCLE: tuple[str, ...] = tuple(PALETTE[name] for name in
                                ("blue", "orange", "bluish green", "vermillion", "sky blue", "reddish purple",

@@ -25,7 +25,8 @@ def _srgb_luminance(hex_colour: str) -> float:
 
 
 def _simulate_deuteranopia(hex_colour: str) -> tuple[float, float, float]:
-    """Viénot, Brettel and Mollon's (1999) deuteranope simulation, in linear RGB."""
+    """An approximate deuteranope view after Viénot, Brettel and Mollon (1999): red and green collapse
+    onto one channel (linear RGB)."""
     r, g, b = [int(hex_colour[k:k + 2], 16) / 255 for k in (1, 3, 5)]
     lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
     r, g, b = lin
