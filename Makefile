@@ -59,6 +59,27 @@ test: $(STAMP) $(LAB_STAMP)
 	$(PY) -m pytest -q tests
 	$(PY) -m pytest -q --nbval-lax notebooks/
 
+## One PDF of the whole book, _build/pdf/transforms-in-training-workloads.pdf (and a copy in
+## _build/html, linked from the landing page). Route: the single-page HTML build printed by Debian's
+## Chromium (Playwright's page.pdf), after MathJax has typeset every formula; the PDF shows what the
+## pages show (same math, figures, tables, glued numbers, bibliography) with no LaTeX toolchain.
+## book/_ext/print_pdf.py says more. It executes every notebook, as `make book` does
+## (PDF_BUILD_FLAGS passes more options to that build, e.g. --config for another _config.yml).
+## Right after `make book`, `make pdf PDF_REUSE_BOOK=1` reuses that build's executed notebooks
+## (_build/.doctrees): nothing is executed again and the single page builds in seconds.
+PDF := _build/pdf/transforms-in-training-workloads.pdf
+.PHONY: pdf
+pdf: $(STAMP)
+	@[ -x /usr/bin/chromium ] || { echo "Chromium is missing: installing Debian's chromium to print the PDF"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@command -v pdftotext >/dev/null 2>&1 || { echo "pdftotext is missing: installing Debian's poppler-utils for tests/test_pdf.py"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; }
+	rm -rf _build/singlehtml
+	@if [ "$(PDF_REUSE_BOOK)" != 1 ]; then rm -rf _build/.doctrees _build/jupyter_execute; fi  # executed afresh, as in `make book`
+	$(VENV)/bin/jupyter-book build . --builder singlehtml -W -n --keep-going $(PDF_BUILD_FLAGS)
+	$(PY) book/_ext/print_pdf.py _build/singlehtml $(PDF) --publish _build/html
+	@echo "The PDF is at $(CURDIR)/$(PDF) ($$(pdfinfo $(PDF) | awk '/^Pages:/ {print $$2}') pages)"
+
 ## The results report: results.md and results.json.
 results: $(STAMP)
 	$(PY) -m ledger

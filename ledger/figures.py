@@ -1,0 +1,207 @@
+"""How the book shows results: one colour-blind-safe palette, one figure style, HTML tables, figures with alt text.
+
+Every chapter imports these instead of keeping its own copy:
+
+    from ledger.figures import CLASS_COLORS, PHASE_COLORS, PALETTE, figure_style, html_table, show, show_table
+    figure_style()                                   # once, in the imports cell
+    fig, ax = plt.subplots(...); ...
+    show(fig, alt="Stacked bars: ... (what the figure shows)")   # instead of plt.show()
+    display(html_table(["model", "step share"], [["Circulant", "12.19%"]]))
+
+`show` displays a PNG whose output metadata carries the alt text; book/_ext/figure_alt.py makes
+myst-nb put it on the page's <img>. This module only draws; every count comes from the ledger.
+matplotlib and IPython are imported inside the functions that need them, so `import ledger` never
+pulls them in.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import io
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .errors import LedgerError
+
+PALETTE: dict[str, str] = {
+    "blue": "#0072B2",
+    "orange": "#E69F00",
+    "bluish green": "#009E73",
+    "vermillion": "#D55E00",
+    "sky blue": "#56B4E9",
+    "reddish purple": "#CC79A7",
+    "yellow": "#F0E442",
+    "black": "#000000",
+    "grey": "#999999",
+}
+"""Okabe and Ito's Color Universal Design set (2008; its colours stay apart under the common
+colour-vision deficiencies), plus a neutral grey for digital work. The one palette of the book."""
+
+CYCLE: tuple[str, ...] = tuple(PALETTE[name] for name in
+                               ("blue", "orange", "bluish green", "vermillion", "sky blue", "reddish purple",
+                                "black", "yellow"))
+"""The colour cycle matplotlib uses after `figure_style()` ("C0" is blue, "C1" orange, ...)."""
+
+CLASS_COLORS: dict[str, str] = {"transform": PALETTE["blue"], "weight_product": PALETTE["bluish green"],
+                                "data_product": PALETTE["vermillion"], "digital": PALETTE["grey"]}
+"""One colour per operation class (ledger.CLASSES), the same in every chapter."""
+
+PHASE_COLORS: dict[str, str] = {"forward": PALETTE["blue"], "dX": PALETTE["orange"],
+                                "dW": PALETTE["reddish purple"]}
+"""One colour per phase of the step (ledger.PHASES)."""
+
+FIGURE_DPI = 150
+"""Pixels per inch of the PNGs `show` writes: sharp on screen and in the printed PDF."""
+
+STYLE: dict[str, Any] = {
+    "figure.facecolor": "white",   # opaque white: in the theme's dark mode a figure is a white card,
+    "savefig.facecolor": "white",  # never black axes and text on a dark background
+    "axes.facecolor": "white",
+    "figure.dpi": 100,
+    "savefig.dpi": FIGURE_DPI,
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "legend.fontsize": 8,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "grid.alpha": 0.3,
+}
+"""The rcParams `figure_style` sets (the colour cycle is added from CYCLE)."""
+
+_ALT_FILENAME = re.compile(r"(\.(png|jpe?g|svg|gif|pdf)\b)|(^[0-9a-f]{16,}$)|(^[\w./\\-]+$)", re.IGNORECASE)
+MIN_ALT_WORDS = 4
+"""An alt text says what a figure shows: at least this many words, not a file name or a hash."""
+
+
+def figure_style() -> None:
+    """Set the book's matplotlib style (STYLE and the CYCLE of colours) for this kernel; returns None, so a
+    notebook cell ending in `figure_style()` shows nothing."""
+    import matplotlib as mpl
+    from cycler import cycler
+
+    style = dict(STYLE, **{"axes.prop_cycle": cycler(color=list(CYCLE))})
+    mpl.rcParams.update(style)
+
+
+def check_alt(alt: str) -> str:
+    """`alt` stripped if it describes a figure in words; else a LedgerError naming it."""
+    if not isinstance(alt, str) or not alt.strip():
+        raise LedgerError(f"alt = {alt!r}: a figure needs an alt text that says what it shows")
+    text = " ".join(alt.split())
+    if _ALT_FILENAME.search(text) or len(text.split()) < MIN_ALT_WORDS:
+        raise LedgerError(f"alt = {alt!r}: must describe the figure in words (at least {MIN_ALT_WORDS}), "
+                          "not name a file")
+    return text
+
+
+def figure_png(fig, dpi: int = FIGURE_DPI) -> bytes:
+    """`fig` as PNG bytes on an opaque white background, cropped to its drawn extent."""
+    from PIL import Image  # matplotlib's own dependency
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight", facecolor="white")
+    image = Image.open(io.BytesIO(buffer.getvalue()))
+    if image.mode in ("RGBA", "LA") and image.getchannel("A").getextrema()[0] < 255:
+        # a patch made transparent by hand still leaves holes: lay the figure on white
+        white = Image.new("RGBA", image.size, (255, 255, 255, 255))
+        image = Image.alpha_composite(white, image.convert("RGBA"))
+    flat = io.BytesIO()
+    image.convert("RGB").save(flat, format="PNG", optimize=True)
+    return flat.getvalue()
+
+
+def figure_bundle(fig, alt: str) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """The display data and output metadata `show` emits: a PNG and, as text/plain and metadata, the alt text."""
+    alt = check_alt(alt)
+    png = base64.b64encode(figure_png(fig)).decode("ascii")
+    return {"image/png": png, "text/plain": alt}, {"image/png": {"alt": alt}}
+
+
+def show(fig, alt: str) -> None:
+    """Display `fig` with its alt text (what a screen reader says, what the page shows if the image fails), then close it.
+
+    Use it instead of plt.show(); closing the figure stops Jupyter from drawing it a second time.
+    """
+    from IPython.display import display
+    import matplotlib.pyplot as plt
+
+    data, metadata = figure_bundle(fig, alt)
+    display(data, metadata=metadata, raw=True)
+    plt.close(fig)
+
+
+# ---- Tables -------------------------------------------------------------------------------------
+
+_NUMERIC = re.compile(r"^[-+\u2212]?(\d[\d,]*)?\.?\d+(e[-+]?\d+)?\s*(%|x|\u00d7|[a-zA-Z]{1,5})?$")
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def _looks_numeric(text: str) -> bool:
+    return bool(_NUMERIC.match(text.strip()))
+
+
+def _cell_html(text: Any) -> str:
+    """A cell's text escaped, with **bold** and `code` kept as markup."""
+    escaped = html.escape(str(text).strip())
+    return _CODE.sub(r"<code>\1</code>", _BOLD.sub(r"<b>\1</b>", escaped))
+
+
+def table_html(header: Sequence[Any], rows: Iterable[Sequence[Any]], align: str | None = None,
+               caption: str | None = None) -> str:
+    """An HTML table as a string: numbers right-aligned, text left, scrolling sideways on narrow screens.
+
+    `align` is one letter per column, "l" or "r"; by default a column is right-aligned when every body
+    cell looks like a number (12.19%, 1.139x, 8,192, 3.2e13, 1.04 s). Cells are escaped; **bold** and
+    `code` are kept.
+    """
+    header = [str(h) for h in header]
+    body = [[str(c) for c in row] for row in rows]
+    width = len(header)
+    for k, row in enumerate(body):
+        if len(row) != width:
+            raise LedgerError(f"row {k} has {len(row)} cells: the header has {width}")
+    if align is None:
+        align = "".join("r" if body and all(_looks_numeric(r[j]) for r in body) else "l" for j in range(width))
+    if len(align) != width or set(align) - {"l", "r"}:
+        raise LedgerError(f"align = {align!r}: must be one letter per column ({width}), each 'l' or 'r'")
+    side = {"l": "left", "r": "right"}
+
+    def cell(tag: str, text: str, a: str) -> str:
+        return f'<{tag} style="text-align: {side[a]}">{_cell_html(text)}</{tag}>'
+
+    head = "".join(cell("th", h, a) for h, a in zip(header, align))
+    trs = "".join("<tr>" + "".join(cell("td", c, a) for c, a in zip(row, align)) + "</tr>" for row in body)
+    cap = f"<caption>{_cell_html(caption)}</caption>" if caption else ""
+    return (f'<div class="tx-table" style="overflow-x: auto"><table class="table">{cap}'
+            f"<thead><tr>{head}</tr></thead><tbody>{trs}</tbody></table></div>")
+
+
+def html_table(header: Sequence[Any], rows: Iterable[Sequence[Any]], align: str | None = None,
+               caption: str | None = None):
+    """The table of `table_html` as an IPython HTML object: `display(html_table(header, rows))`."""
+    from IPython.display import HTML
+
+    return HTML(table_html(header, rows, align, caption))
+
+
+def parse_pipe_table(text: str) -> tuple[list[str], list[list[str]], str]:
+    """A Markdown pipe table's header, body rows and alignment ("r" where the rule ends in ':')."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if len(lines) < 2 or not all(line.startswith("|") for line in lines):
+        raise LedgerError(f"not a pipe table (a header, a rule and rows, each line starting with '|'): {text[:60]!r}")
+    cells = [line.strip("|").split("|") for line in lines]
+    header, rule, body = [c.strip() for c in cells[0]], cells[1], cells[2:]
+    if not all(re.fullmatch(r"\s*:?-+:?\s*", c) for c in rule):
+        raise LedgerError(f"the second line of a pipe table must be its rule (| --- | ---: |), got {lines[1]!r}")
+    align = "".join("r" if c.strip().endswith(":") else "l" for c in rule)
+    return header, [[c.strip() for c in row] for row in body], align
+
+
+def show_table(text: str, caption: str | None = None) -> None:
+    """Display a Markdown pipe table (the alignment of its rule kept) as the book's HTML table."""
+    from IPython.display import display
+
+    header, body, align = parse_pipe_table(text)
+    display(html_table(header, body, align, caption))

@@ -1,0 +1,130 @@
+"""ledger.figures: the palette, the figure style, alt-text figures and HTML tables every chapter imports."""
+from __future__ import annotations
+
+import base64
+import io
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+from PIL import Image  # noqa: E402
+
+import ledger  # noqa: E402
+from ledger import LedgerError  # noqa: E402
+from ledger.figures import (CLASS_COLORS, CYCLE, PALETTE, PHASE_COLORS, check_alt, figure_bundle,  # noqa: E402
+                            figure_png, figure_style, parse_pipe_table, table_html)
+
+
+def _srgb_luminance(hex_colour: str) -> float:
+    channels = [int(hex_colour[k:k + 2], 16) / 255 for k in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _simulate_deuteranopia(hex_colour: str) -> tuple[float, float, float]:
+    """An approximate deuteranope view after Viénot, Brettel and Mollon (1999): red and green collapse
+    onto one channel (linear RGB)."""
+    r, g, b = [int(hex_colour[k:k + 2], 16) / 255 for k in (1, 3, 5)]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    r, g, b = lin
+    return (0.29275 * r + 0.70725 * g, 0.29275 * r + 0.70725 * g, -0.02234 * r + 0.02234 * g + b)
+
+
+def test_palette_is_one_set_of_distinct_colours():
+    assert len(set(PALETTE.values())) == len(PALETTE)
+    assert set(CYCLE) <= set(PALETTE.values())
+    assert set(CLASS_COLORS) == set(ledger.CLASSES)
+    assert set(PHASE_COLORS) == set(ledger.PHASES)
+    assert set(CLASS_COLORS.values()) | set(PHASE_COLORS.values()) <= set(PALETTE.values())
+    assert len(set(CLASS_COLORS.values())) == len(CLASS_COLORS)
+    assert len(set(PHASE_COLORS.values())) == len(PHASE_COLORS)
+
+
+@pytest.mark.parametrize("mapping", [CLASS_COLORS, PHASE_COLORS], ids=["classes", "phases"])
+def test_category_colours_stay_apart_for_a_deuteranope(mapping):
+    # The classes (and the phases) must remain distinguishable for the commonest colour-vision deficiency.
+    sims = {k: _simulate_deuteranopia(c) for k, c in mapping.items()}
+    keys = sorted(sims)
+    for i, a in enumerate(keys):
+        for b in keys[i + 1:]:
+            distance = sum((x - y) ** 2 for x, y in zip(sims[a], sims[b])) ** 0.5
+            assert distance > 0.08, (a, b, mapping[a], mapping[b], distance)
+
+
+def test_first_cycle_colours_read_on_white():
+    # WCAG contrast against the white figure background: blue, bluish green and vermillion (the
+    # operation classes) reach the 3:1 asked of graphical objects; orange, second in the cycle,
+    # reaches 2.2:1, and yellow, the faintest, comes last.
+    contrast = {c: 1.05 / (_srgb_luminance(c) + 0.05) for c in CYCLE}
+    for name in ("transform", "weight_product", "data_product"):
+        assert contrast[CLASS_COLORS[name]] >= 3.0, (name, contrast[CLASS_COLORS[name]])
+    assert min(contrast[c] for c in CYCLE[:4]) >= 2.0
+    assert CYCLE[-1] == PALETTE["yellow"] and contrast[CYCLE[-1]] == min(contrast.values())
+
+
+def test_figure_style_sets_the_palette_and_white_background():
+    figure_style()
+    assert [c.upper() for c in matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]] == [c.upper() for c in CYCLE]
+    assert matplotlib.colors.to_hex(matplotlib.rcParams["figure.facecolor"]) == "#ffffff"
+    assert matplotlib.colors.to_hex(matplotlib.rcParams["savefig.facecolor"]) == "#ffffff"
+    assert figure_style() is None  # a cell ending in figure_style() shows nothing
+
+
+def test_figure_png_is_opaque_white_even_from_a_transparent_figure():
+    # Dark mode shows a figure as a white card: the PNG must not be transparent anywhere.
+    fig, ax = plt.subplots(figsize=(3, 2))
+    fig.patch.set_alpha(0.0)
+    ax.patch.set_alpha(0.0)
+    ax.plot([0, 1], [0, 1], color=PALETTE["blue"])
+    image = Image.open(io.BytesIO(figure_png(fig))).convert("RGBA")
+    plt.close(fig)
+    alphas = image.getchannel("A").getextrema()
+    assert alphas == (255, 255), alphas
+    assert image.getpixel((0, 0)) == (255, 255, 255, 255)
+
+
+def test_figure_bundle_carries_the_alt_text():
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.bar(["forward", "dX"], [1, 2])
+    data, metadata = figure_bundle(fig, alt="  Two bars:   forward is half of dX ")
+    plt.close(fig)
+    assert metadata == {"image/png": {"alt": "Two bars: forward is half of dX"}}
+    assert data["text/plain"] == "Two bars: forward is half of dX"
+    assert base64.b64decode(data["image/png"])[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("alt", ["", "   ", None, "figure.png", "../_images/1dc7a9e0f3b2c4d5e6f7.png",
+                                 "1dc7a9e0f3b2c4d5e6f7a8b9", "a plot", "fig_shares"])
+def test_alt_text_that_names_a_file_or_says_nothing_is_refused(alt):
+    with pytest.raises(LedgerError, match="alt = "):
+        check_alt(alt)
+
+
+def test_table_html_aligns_numbers_right_and_escapes_text():
+    html = table_html(["model", "S", "step share", "note"],
+                      [["Circulant", "4,096", "12.19%", "**blocks** of `256` <b>"],
+                       ["Hyena-2", "2,048", "0.15%", "a < b"]])
+    heads = re.findall(r'<th style="text-align: (\w+)">', html)
+    assert heads == ["left", "right", "right", "left"]
+    assert "<b>blocks</b> of <code>256</code> &lt;b&gt;" in html
+    assert "a &lt; b" in html
+    assert html.count("<tr>") == 3
+
+
+def test_table_html_refuses_ragged_rows_and_bad_alignment():
+    with pytest.raises(LedgerError, match="row 1 has 1 cells"):
+        table_html(["a", "b"], [["1", "2"], ["3"]])
+    with pytest.raises(LedgerError, match="align = 'lc'"):
+        table_html(["a", "b"], [["1", "2"]], align="lc")
+
+
+def test_pipe_table_keeps_its_rule_alignment():
+    header, body, align = parse_pipe_table("| model | step |\n| --- | ---: |\n| Circulant | 12.19% |\n")
+    assert (header, body, align) == (["model", "step"], [["Circulant", "12.19%"]], "lr")
+    with pytest.raises(LedgerError, match="not a pipe table"):
+        parse_pipe_table("model, step")
+    with pytest.raises(LedgerError, match="rule"):
+        parse_pipe_table("| a |\n| b |")
