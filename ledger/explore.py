@@ -15,6 +15,7 @@ import math
 from typing import Any
 
 from .errors import LedgerError
+from .figures import CLASS_COLORS  # the book's one palette (the JavaScript explorer's CSS uses the same four)
 from .layers import CLASSES, OPTICAL_CLASSES, PHASES
 from .settings import VARIANTS
 from .shares import flops_by_phase_and_class
@@ -36,8 +37,6 @@ DEFAULTS: dict[str, Any] = {
 
 CLASS_LABELS = {"transform": "transforms (FFT)", "weight_product": "weight-masked products",
                 "data_product": "data-by-data products", "digital": "digital"}
-CLASS_COLORS = {"transform": "#1f77b4", "weight_product": "#2ca02c", "data_product": "#ff7f0e",
-                "digital": "#9a9a9a"}
 PHASE_LABELS = {"forward": "forward", "dX": "input gradient dX", "dW": "weight gradient dW"}
 METRICS = (
     ("forward_share", "Forward share"), ("backward_share", "Backward share (dX + dW)"),
@@ -163,7 +162,44 @@ def figure(row: StepRow | None = None, by_phase: dict | None = None, **params: A
     return fig
 
 
+def figure_alt(row: StepRow, by_phase: dict[str, dict[str, float]]) -> str:
+    """What `figure(row, by_phase)` shows, in words and with its numbers: the figure's alt text."""
+    def optical(phase: str) -> str:  # as the figure prints it beside each bar
+        total = sum(by_phase[phase].values())
+        return format_share(sum(by_phase[phase][c] for c in OPTICAL_CLASSES) / total if total else 0.0)
+
+    def mask(label: str, seconds: float) -> str:
+        if seconds <= 0:
+            return f"{label}: no masks"
+        side = "longer" if seconds > row.digital_step_s else "shorter"
+        return f"{label} {format_seconds(seconds)}, {side} than the digital step"
+
+    return (f"Two bar charts for {row.variant} at S = {row.seq_len:,}. Left: stacked horizontal bars of the "
+            f"PFLOPs per optimizer step in the forward pass, the input gradient dX and the weight gradient dW, "
+            f"split into transforms, weight-masked products, data-by-data products and digital work; the optical "
+            f"classes are {optical('forward')} of the forward pass, {optical('dX')} of dX and {optical('dW')} of dW. "
+            f"Right, on a log scale: the digital step {format_seconds(row.digital_step_s)}; "
+            f"{mask('the weight-mask rewrite', row.weight_mask_s)}; "
+            f"{mask('the data-mask rewrite', row.data_mask_s)}.")
+
+
+def figure_image(row: StepRow | None = None, by_phase: dict | None = None, **params: Any):
+    """The static figure as an IPython Image for `display` or `myst_nb.glue`, its alt text (`figure_alt`) in the
+    output metadata as `ledger.figures.show` writes it, which book/_ext/figure_alt.py puts on the page's <img>."""
+    from IPython.display import Image
+
+    from . import figures
+
+    full = {**DEFAULTS, **params}
+    row = step_row(**full) if row is None else row
+    by_phase = phase_flops(**full) if by_phase is None else by_phase
+    fig = figure(row, by_phase, **params)
+    return Image(data=figures.figure_png(fig), format="png",
+                 metadata={"alt": figures.check_alt(figure_alt(row, by_phase))})
+
+
 def figure_png(fig) -> bytes:
+    """`fig` as PNG bytes at the live panel's resolution."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90)
     return buf.getvalue()
