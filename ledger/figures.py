@@ -40,8 +40,9 @@ colour-vision deficiencies), plus a neutral grey for digital work. The one palet
 
 CYCLE: tuple[str, ...] = tuple(PALETTE[name] for name in
                                ("blue", "orange", "bluish green", "vermillion", "sky blue", "reddish purple",
-                                "black", "yellow"))
-"""The colour cycle matplotlib uses after `figure_style()` ("C0" is blue, "C1" orange, ...)."""
+                                "black"))
+"""The colour cycle matplotlib uses after `figure_style()` ("C0" is blue, "C1" orange, ...). Yellow is
+left out: a yellow line is too faint on the white figure background (about 1.3:1)."""
 
 CLASS_COLORS: dict[str, str] = {"transform": PALETTE["blue"], "weight_product": PALETTE["bluish green"],
                                 "data_product": PALETTE["vermillion"], "digital": PALETTE["grey"]}

@@ -140,3 +140,18 @@ def test_fit_controls_gives_every_label_its_full_width():
     assert panel.out.layout.width is None  # the output keeps its own layout
     panel.children[0].value = 0.5  # still live after the layout change
     assert panel.kwargs["hybrid_attention_fraction"] == 0.5
+
+
+def test_static_figure_image_carries_its_alt_text():
+    """The glued default figure reaches the page with alt text that states the row's own numbers."""
+    from IPython.core.formatters import format_display_data
+
+    from ledger.figures import check_alt
+
+    _, metadata = format_display_data(explore.figure_image(variant="hyena2_circulant", seq_len=4096))
+    alt = check_alt(metadata["image/png"]["alt"])
+    row = ledger.step_row(variant="hyena2_circulant", seq_len=4096)
+    assert "hyena2_circulant" in alt and f"{100 * row.forward_share:.2f}% of the forward pass" in alt
+    assert format_seconds(row.data_mask_s) in alt
+    transformer = format_display_data(explore.figure_image(variant="transformer"))[1]["image/png"]["alt"]
+    assert "no masks" in transformer

@@ -57,12 +57,12 @@ def test_category_colours_stay_apart_for_a_deuteranope(mapping):
 def test_first_cycle_colours_read_on_white():
     # WCAG contrast against the white figure background: blue, bluish green and vermillion (the
     # operation classes) reach the 3:1 asked of graphical objects; orange, second in the cycle,
-    # reaches 2.2:1, and yellow, the faintest, comes last.
+    # reaches 2.2:1; yellow (about 1.3:1) is not in the cycle at all.
     contrast = {c: 1.05 / (_srgb_luminance(c) + 0.05) for c in CYCLE}
     for name in ("transform", "weight_product", "data_product"):
         assert contrast[CLASS_COLORS[name]] >= 3.0, (name, contrast[CLASS_COLORS[name]])
     assert min(contrast[c] for c in CYCLE[:4]) >= 2.0
-    assert CYCLE[-1] == PALETTE["yellow"] and contrast[CYCLE[-1]] == min(contrast.values())
+    assert PALETTE["yellow"] not in CYCLE and min(contrast.values()) >= 1.5
 
 
 def test_figure_style_sets_the_palette_and_white_background():
