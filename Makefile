@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 BOOK_STAMP := _build/html/index.html
 
-.PHONY: book test results bench measure lab clean install
+.PHONY: book execute test stress results bench measure lab clean install
 
 install: $(STAMP)
 
@@ -18,18 +18,29 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
-## The main job: build the HTML book, executing every notebook.
+## The main job: build the HTML book. Always a clean build: every chapter is executed from scratch, in
+## parallel, with bounded waits (a stall is retried once and reported by name), into _build/executed/
+## and a fresh jupyter-cache that Sphinx then only reads (docs/execution.md); prints the timings.
 book: $(STAMP)
-	rm -rf _build/html _build/.doctrees _build/jupyter_execute  # a clean build: sphinx would skip notebooks whose source did not change, keeping numbers from an older ledger
-	$(VENV)/bin/jupyter-book build . -W -n --keep-going
+	$(PY) book/_tools/execute_chapters.py book
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
-## Every test: the ledger's unit and property tests, every notebook under nbval, the built book's
-## glued numbers, the JavaScript parity test and the browser test.
+## Execute every chapter (as `make book` does) into _build/executed/<docname>.ipynb and the cache,
+## for targets that render the executed chapters without Sphinx.
+execute: $(STAMP)
+	$(PY) book/_tools/execute_chapters.py execute
+
+## Every test: the ledger's unit and property tests, the built book's glued numbers (read from what
+## the build executed), the JavaScript parity test, the browser test, and every notebook under nbval.
+## Each notebook is executed twice: by the build and by nbval; the tests run on two workers.
 test: $(STAMP)
 	$(MAKE) book
-	$(PY) -m pytest -q tests
-	$(PY) -m pytest -q --nbval-lax notebooks/
+	$(PY) -m pytest -q -n 2 --dist loadfile --nbval-lax tests notebooks/
+
+## Execute every chapter N times through the build's path; report the slowest and any stall or retry.
+N ?= 5
+stress: $(STAMP)
+	$(PY) book/_tools/execute_chapters.py stress -n $(N)
 
 ## The results report: results.md and results.json.
 results: $(STAMP)
