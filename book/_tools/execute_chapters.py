@@ -50,18 +50,22 @@ EXIT_CELL_ERROR, EXIT_STALLED = 3, 4
 # ----------------------------------------------------------------------------------------------------
 # The worker: one notebook, one kernel, in this process.
 
-def bounded_client(nb, cwd: str, poll_slice_s: float, cell_timeout_s: float, late_wakeups: list):
+def bounded_client(nb, cwd: str, poll_slice_s: float, cell_timeout_s: float, late_wakeups: list,
+                   pid_file: Path | None = None):
     """An nbclient NotebookClient with bounded waits whose socket polls are cut into poll_slice_s slices.
 
     late_wakeups collects (channel, seconds waited) for every message found only when a poll timed
     out: it was in the socket, but the event loop was never woken for it (0 disables the slicing,
-    which is nbclient's own behaviour).
+    which is nbclient's own behaviour). The kernel's process id is written to pid_file, so that a
+    worker killed for overrunning can take its kernel (started in a session of its own) with it.
     """
     from nbclient import NotebookClient
 
     class SlicedPollClient(NotebookClient):
         async def async_start_new_kernel_client(self):
             kc = await super().async_start_new_kernel_client()
+            if pid_file is not None and getattr(self.km, "provisioner", None) is not None:
+                pid_file.write_text(str(self.km.provisioner.pid))
             for name in ("shell", "iopub"):
                 slice_polls(getattr(kc, f"{name}_channel"), name, poll_slice_s, late_wakeups)
             return kc
@@ -100,6 +104,10 @@ def slice_polls(channel, name: str, poll_slice_s: float, late_wakeups: list) -> 
     channel.get_msg = get_msg
 
 
+def kernel_pid_file(out: Path) -> Path:
+    return out.with_name(out.name + ".kernel-pid")
+
+
 def execute_one(src: Path, out: Path, poll_slice_s: float, cell_timeout_s: float) -> int:
     """Execute src in a fresh kernel (cwd: its folder), write it to out; print one JSON line; exit code."""
     import nbformat
@@ -109,13 +117,13 @@ def execute_one(src: Path, out: Path, poll_slice_s: float, cell_timeout_s: float
     late: list = []
     started = time.monotonic()
     try:
-        bounded_client(nb, str(src.parent), poll_slice_s, cell_timeout_s, late).execute()
+        bounded_client(nb, str(src.parent), poll_slice_s, cell_timeout_s, late, kernel_pid_file(out)).execute()
     except CellExecutionError as err:  # the chapter's own code raised: deterministic, not retried
-        print(f"{src.name}: a cell raised: {str(err).strip().splitlines()[-1]}", file=sys.stderr)
+        print(f"a cell raised: {err.ename}: {err.evalue}", file=sys.stderr)
         return EXIT_CELL_ERROR
     except (CellTimeoutError, DeadKernelError, RuntimeError, TimeoutError) as err:
         line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        print(f"{src.name}: stalled: {type(err).__name__}: {line}", file=sys.stderr)
+        print(f"stalled: {type(err).__name__}: {line}", file=sys.stderr)
         return EXIT_STALLED
     seconds = time.monotonic() - started
     nbformat.write(nb, out)
@@ -161,6 +169,12 @@ def run_attempt(src: Path, out: Path, poll_slice_s: float, cell_timeout_s: float
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
+        pid_file = kernel_pid_file(out)
+        if pid_file.exists():
+            try:
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
         return EXIT_STALLED, f"stalled: no result after {attempt_limit_s:.0f} s, worker killed", \
             time.monotonic() - started
     text = stdout.strip().splitlines()[-1] if proc.returncode == 0 and stdout.strip() else stderr.strip()
@@ -169,12 +183,14 @@ def run_attempt(src: Path, out: Path, poll_slice_s: float, cell_timeout_s: float
 
 def execute_with_retry(src: Path, out: Path, poll_slice_s: float = POLL_SLICE_S,
                        cell_timeout_s: float = CELL_TIMEOUT_S, attempt_limit_s: float = ATTEMPT_LIMIT_S,
-                       retries: int = RETRIES, log=print) -> Outcome:
+                       retries: int = RETRIES, log=None) -> Outcome:
     """Execute src into out; retry a stalled attempt `retries` times; log every retry and failure by name."""
-    name = str(src.relative_to(ROOT)) if src.is_relative_to(ROOT) else src.name
+    name = str(src.relative_to(ROOT)) if src.is_relative_to(ROOT) else str(src)
+    log = log or (lambda line: print(line, flush=True))
     outcome = Outcome(name)
     for attempt in range(retries + 1):
         code, text, wall = run_attempt(src, out, poll_slice_s, cell_timeout_s, attempt_limit_s)
+        kernel_pid_file(out).unlink(missing_ok=True)
         if code == 0:
             report = json.loads(text)
             outcome.ok, outcome.seconds, outcome.late_wakeups = True, report["seconds"], report["late_wakeups"]
