@@ -61,13 +61,22 @@ def bounded_client(nb, cwd: str, poll_slice_s: float, cell_timeout_s: float, lat
     """
     from nbclient import NotebookClient
 
+    where = {"cell": "before the first cell"}  # what the client is executing, for the missed wake-up report
+
     class SlicedPollClient(NotebookClient):
+        code_cells = sum(1 for cell in nb.cells if cell.cell_type == "code")
+
+        async def async_execute_cell(self, cell, cell_index, *args, **kwargs):
+            if cell.cell_type == "code":
+                where["cell"] = f"code cell {self.code_cells_executed + 1} of {self.code_cells}"
+            return await super().async_execute_cell(cell, cell_index, *args, **kwargs)
+
         async def async_start_new_kernel_client(self):
             kc = await super().async_start_new_kernel_client()
             if pid_file is not None and getattr(self.km, "provisioner", None) is not None:
                 pid_file.write_text(str(self.km.provisioner.pid))
             for name in ("shell", "iopub"):
-                slice_polls(getattr(kc, f"{name}_channel"), name, poll_slice_s, late_wakeups)
+                slice_polls(getattr(kc, f"{name}_channel"), name, poll_slice_s, late_wakeups, where)
             return kc
 
     return SlicedPollClient(
@@ -77,8 +86,11 @@ def bounded_client(nb, cwd: str, poll_slice_s: float, cell_timeout_s: float, lat
         resources={"metadata": {"path": cwd}})
 
 
-def slice_polls(channel, name: str, poll_slice_s: float, late_wakeups: list) -> None:
-    """Replace channel.get_msg(timeout) by polls of at most poll_slice_s seconds each, same overall timeout."""
+def slice_polls(channel, name: str, poll_slice_s: float, late_wakeups: list, where: dict | None = None) -> None:
+    """Replace channel.get_msg(timeout) by polls of at most poll_slice_s seconds each, same overall timeout.
+
+    where["cell"], if given, names the cell being executed, for the record of a missed wake-up.
+    """
     from queue import Empty
 
     original = channel.get_msg
@@ -98,7 +110,8 @@ def slice_polls(channel, name: str, poll_slice_s: float, late_wakeups: list) -> 
                 continue
             waited = time.monotonic() - started
             if step and waited >= 0.999 * step:  # woken by the poll's timer, not by the socket
-                late_wakeups.append((name, round(waited, 3), msg.get("msg_type")))
+                context = f" ({where['cell']})" if where else ""
+                late_wakeups.append((name, round(waited, 3), f"{msg.get('msg_type')}{context}"))
             return msg
 
     channel.get_msg = get_msg
