@@ -33,9 +33,11 @@ execute: $(STAMP)
 ## Every test: the ledger's unit and property tests, the built book's glued numbers (read from what
 ## the build executed), the JavaScript parity test, the browser test, and every notebook under nbval.
 ## Each notebook is executed twice: by the build and by nbval; the tests run on two workers.
+## nbval's waits are bounded like the build's (30 s a cell, 30 s to start a kernel) instead of 2000 s.
 test: $(STAMP)
 	$(MAKE) book
-	$(PY) -m pytest -q -n 2 --dist loadfile --nbval-lax tests notebooks/
+	$(PY) -m pytest -q -n 2 --dist loadfile --nbval-lax --nbval-cell-timeout=30 \
+		--nbval-kernel-startup-timeout=30 tests notebooks/
 
 ## Execute every chapter N times through the build's path; report the slowest and any stall or retry.
 N ?= 5
