@@ -180,14 +180,17 @@ def run_attempt(src: Path, out: Path, poll_slice_s: float, cell_timeout_s: float
     try:
         stdout, stderr = proc.communicate(timeout=attempt_limit_s)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
         pid_file = kernel_pid_file(out)
-        if pid_file.exists():
+        if pid_file.exists():  # the kernel first: it may hold the worker's output pipes open
             try:
                 os.kill(int(pid_file.read_text()), signal.SIGKILL)
             except (ProcessLookupError, ValueError):
                 pass
+        os.killpg(proc.pid, signal.SIGKILL)
+        try:
+            proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
         return EXIT_STALLED, f"stalled: no result after {attempt_limit_s:.0f} s, worker killed", \
             time.monotonic() - started
     text = stdout.strip().splitlines()[-1] if proc.returncode == 0 and stdout.strip() else stderr.strip()
