@@ -21,8 +21,9 @@ $(STAMP): requirements.txt pyproject.toml
 ## The main job: build the HTML book. Always a clean build: every chapter is executed from scratch, in
 ## parallel, with bounded waits (a stall is retried once and reported by name), into _build/executed/
 ## and a fresh jupyter-cache that Sphinx then only reads (docs/execution.md); prints the timings.
+## `make book BASELINE=1` first executes the chapters one after another and compares the build with them.
 book: $(STAMP)
-	$(PY) book/_tools/execute_chapters.py book
+	$(PY) book/_tools/execute_chapters.py book $(if $(BASELINE),--serial-baseline)
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
 ## Execute every chapter (as `make book` does) into _build/executed/<docname>.ipynb and the cache,

@@ -12,7 +12,8 @@ Commands (run from anywhere; paths are the repository's):
   python book/_tools/execute_chapters.py execute       execute every chapter into _build/executed/
                                                          and a fresh jupyter-cache (_build/.jupyter_cache)
   python book/_tools/execute_chapters.py book          wipe, execute, then `jupyter-book build` reading
-                                                         the cache; prints the timings
+                                                         the cache; prints the timings (--serial-baseline:
+                                                         first execute the chapters one after another)
   python book/_tools/execute_chapters.py stress -n 5   execute every chapter 5 times, report the slowest
                                                          execution and the stalls and retries
   python book/_tools/execute_chapters.py one SRC OUT   execute one notebook in this process (a worker)
@@ -45,6 +46,10 @@ POLL_SLICE_S = 1.0  # longest a reply can sit unnoticed in a socket whose wake-u
 ATTEMPT_LIMIT_S = 60  # wall clock for one execution (kernel start to shutdown); the worker is killed past it
 RETRIES = 1  # a stalled execution is run once more; a cell that raises is not retried
 EXIT_CELL_ERROR, EXIT_STALLED = 3, 4
+# One worker more than cores: a worker's client waits on its kernel's replies, and a kernel waits while
+# it starts; on this 2-core machine 3 workers executed the chapters in 22-29 s where 2 took 32-47 s
+# (paired runs, docs/execution.md).
+WORKERS = (os.cpu_count() or 1) + 1
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -249,7 +254,7 @@ def execute_all(notebooks: list[Path], out_dir: Path, workers: int, repeat: int 
 
 def summarise(outcomes: list[Outcome], wall: float, workers: int) -> str:
     serial = sum(o.seconds for o in outcomes if o.ok)
-    retried = [o.name for o in outcomes if o.attempts and o.ok]
+    retried = [f"{o.name}: {'; '.join(o.attempts)}" for o in outcomes if o.attempts and o.ok]
     failed = [o.name for o in outcomes if not o.ok]
     late = sum(len(o.late_wakeups) for o in outcomes)
     return (f"{len(outcomes)} executions on {workers} workers in {wall:.1f} s wall; "
@@ -291,8 +296,21 @@ def command_execute(workers: int) -> int:
     return 0
 
 
-def command_book(workers: int) -> int:
-    """Wipe the build, execute every chapter, build the book from the cache; print the timings."""
+def serial_baseline() -> float:
+    """The sum of the chapters' execution times, executed one after another (nothing is kept)."""
+    BUILD.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=BUILD) as tmp:
+        outcomes, wall = execute_all(chapters(), Path(tmp), workers=1)
+    print("serial baseline: " + summarise(outcomes, wall, 1), flush=True)
+    return sum(o.seconds for o in outcomes)
+
+
+def command_book(workers: int, baseline: bool = False) -> int:
+    """Wipe the build, execute every chapter, build the book from the cache; print the timings.
+
+    With baseline, first execute the chapters one after another and compare the build with their sum.
+    """
+    serial_s = serial_baseline() if baseline else None
     started = time.monotonic()
     for stale in ("html", ".doctrees", "jupyter_execute"):  # command_execute wipes its own two
         shutil.rmtree(BUILD / stale, ignore_errors=True)
@@ -311,10 +329,14 @@ def command_book(workers: int) -> int:
             missed.append(line.strip())
     code = build.wait()
     total = time.monotonic() - started
-    serial = sum(json.loads(TIMINGS.read_text())["seconds"].values())
-    print(f"make book: {total:.1f} s in all ({executed_at - started:.1f} s executing, "
+    during = sum(json.loads(TIMINGS.read_text())["seconds"].values())
+    print(f"make book: {total:.1f} s in all ({executed_at - started:.1f} s executing on {workers} workers, "
           f"{total - executed_at + started:.1f} s rendering); the chapters' execution times sum to "
-          f"{serial:.1f} s; ratio {total / serial:.2f}")
+          f"{during:.1f} s as measured during this build (in parallel, so above their serial times); "
+          f"ratio {total / during:.2f}")
+    if serial_s:
+        print(f"make book: the chapters executed one after another just before took {serial_s:.1f} s in sum; "
+              f"ratio {total / serial_s:.2f}")
     if missed:
         print("make book: myst-nb re-executed notebooks the cache did not match:\n  " + "\n  ".join(missed))
         return 1
@@ -348,10 +370,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=["execute", "book", "stress", "one"])
     parser.add_argument("paths", nargs="*", type=Path, help="for `one`: the notebook and where to write it")
     parser.add_argument("-n", "--repeat", type=int, default=5, help="stress: executions of every chapter")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--workers", type=int, default=WORKERS)
     parser.add_argument("--poll-slice", type=float, default=POLL_SLICE_S,
                         help="seconds per socket poll; 0 polls for the whole timeout, as nbclient does")
     parser.add_argument("--cell-timeout", type=float, default=CELL_TIMEOUT_S)
+    parser.add_argument("--serial-baseline", action="store_true",
+                        help="book: first execute the chapters one after another, and compare")
     args = parser.parse_args(argv)
     for name, value in (("--repeat", args.repeat), ("--workers", args.workers)):
         if value < 1:
@@ -364,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
         BUILD.mkdir(exist_ok=True)
         return command_execute(args.workers)
     if args.command == "book":
-        return command_book(args.workers)
+        return command_book(args.workers, args.serial_baseline)
     return command_stress(args.repeat, args.workers, args.poll_slice, args.cell_timeout)
 
 
