@@ -64,6 +64,16 @@ def test_the_pages_were_rendered_from_this_builds_execution(path, fresh_glue):
     assert rendered == fresh_glue[docname], f"{path.name}: the pages show glue values this build did not execute"
 
 
+def test_the_execution_is_newer_than_the_ledger_and_the_chapters():
+    """A ledger or chapter edited after the last `make book` would leave the pages and these tests stale."""
+    executed = list(EXECUTED.glob("**/*.ipynb"))
+    assert executed, f"nothing in {EXECUTED}: build the book first (make book)"
+    sources = [*(ROOT / "ledger").glob("**/*.py"), *chapter_notebooks()]
+    newest = max(sources, key=lambda p: p.stat().st_mtime)
+    oldest_run = min(p.stat().st_mtime for p in executed)
+    assert newest.stat().st_mtime <= oldest_run, f"{newest.relative_to(ROOT)} changed after the last make book"
+
+
 def expected_texts(docname: str, fresh: dict[str, dict[str, str]]) -> list[tuple[str, str]]:
     nb = nbformat.read(ROOT / f"{docname}.ipynb", as_version=4)
     expected = []
