@@ -12,7 +12,7 @@ JUPYTERLAB_VERSION := 4.6.6
 LAB_IP ?= 127.0.0.1
 LAB_PORT ?= 8888
 
-.PHONY: book test results bench measure lab lab-env clean install slides student
+.PHONY: book execute test stress results bench measure lab lab-env clean install slides student
 
 install: $(STAMP)
 
@@ -24,17 +24,19 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
-## The main job: build the HTML book, executing every notebook.
+## The main job: build the HTML book. Always a clean build: every chapter is executed from scratch, in
+## parallel, with bounded waits (a stall is retried once and reported by name), into _build/executed/
+## and a fresh jupyter-cache that Sphinx then only reads (docs/execution.md); prints the timings.
+## `make book BASELINE=1` first executes the chapters one after another and compares the build with them.
 book: $(STAMP)
-	rm -rf _build/html _build/.doctrees _build/jupyter_execute  # a clean build: sphinx would skip notebooks whose source did not change, keeping numbers from an older ledger
-	$(VENV)/bin/jupyter-book build . -W -n --keep-going
+	$(PY) book/_tools/execute_chapters.py book $(if $(BASELINE),--serial-baseline)
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
 ## Slides: one reveal.js slide set per chapter in _build/slides/ (and in _build/html/slides/, which the
 ## chapter pages link), from the executed chapters (EXECUTED, default the main build's
-## _build/jupyter_execute/notebooks; the book is built first when missing). reveal.js and MathJax
-## come from the pinned npm packages of package-lock.json, copied beside the slides.
-EXECUTED ?= _build/jupyter_execute/notebooks
+## _build/executed/notebooks, with every output and glue value; the book is built first when
+## missing). reveal.js and MathJax come from the pinned npm packages of package-lock.json.
+EXECUTED ?= _build/executed/notebooks
 NPM_DIR := _build/npm
 NPM_STAMP := $(NPM_DIR)/node_modules/.package-lock.json
 
@@ -52,21 +54,37 @@ slides: $(STAMP) $(NPM_STAMP)
 student: $(STAMP) slides
 	$(PY) book/_tools/student.py --executed $(EXECUTED) --out _build/student
 
-## Every test: the ledger's unit and property tests, every notebook under nbval, the built book's
-## glued numbers, the JavaScript parity test and the browser test.
+## Execute every chapter (as `make book` does) into _build/executed/<docname>.ipynb and the cache,
+## for targets that render the executed chapters without Sphinx.
+execute: $(STAMP)
+	$(PY) book/_tools/execute_chapters.py execute
+
+## Every test: the ledger's unit and property tests, the built book's glued numbers (read from what
+## the build executed), the JavaScript parity test, the browser test, and every notebook under nbval.
+## Each notebook is executed twice: by the build and by nbval; the tests run on two workers. The PDF,
+## the slides and the student edition are made from the build's executed chapters (nothing runs again),
+## and the JupyterLab front-end test uses its own environment, .venv-lab.
+## nbval's waits are bounded like the build's (30 s a cell, 30 s to start a kernel) instead of 2000 s.
 test: $(STAMP) $(LAB_STAMP)
 	$(MAKE) book
-	$(PY) -m pytest -q tests
-	$(PY) -m pytest -q --nbval-lax notebooks/
+	$(MAKE) pdf PDF_REUSE_BOOK=1
+	$(MAKE) student
+	$(PY) -m pytest -q -n 2 --dist loadfile --nbval-lax --nbval-cell-timeout=30 \
+		--nbval-kernel-startup-timeout=30 tests notebooks/
+
+## Execute every chapter N times through the build's path; report the slowest and any stall or retry.
+N ?= 5
+stress: $(STAMP)
+	$(PY) book/_tools/execute_chapters.py stress -n $(N)
 
 ## One PDF of the whole book, _build/pdf/transforms-in-training-workloads.pdf (and a copy in
 ## _build/html, linked from the landing page). Route: the single-page HTML build printed by Debian's
 ## Chromium (Playwright's page.pdf), after MathJax has typeset every formula; the PDF shows what the
 ## pages show (same math, figures, tables, glued numbers, bibliography) with no LaTeX toolchain.
-## book/_ext/print_pdf.py says more. It executes every notebook, as `make book` does
-## (PDF_BUILD_FLAGS passes more options to that build, e.g. --config for another _config.yml).
-## Right after `make book`, `make pdf PDF_REUSE_BOOK=1` reuses that build's executed notebooks
-## (_build/.doctrees): nothing is executed again and the single page builds in seconds.
+## book/_ext/print_pdf.py says more. It executes every chapter afresh as `make book` does (into the
+## jupyter-cache the single-page build reads; PDF_BUILD_FLAGS passes more options to that build).
+## Right after `make book`, `make pdf PDF_REUSE_BOOK=1` reuses that build's executed chapters:
+## nothing is executed again and the single page builds in seconds.
 PDF := _build/pdf/transforms-in-training-workloads.pdf
 .PHONY: pdf
 pdf: $(STAMP)
@@ -75,7 +93,7 @@ pdf: $(STAMP)
 	@command -v pdftotext >/dev/null 2>&1 || { echo "pdftotext is missing: installing Debian's poppler-utils for tests/test_pdf.py"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; }
 	rm -rf _build/singlehtml
-	@if [ "$(PDF_REUSE_BOOK)" != 1 ]; then rm -rf _build/.doctrees _build/jupyter_execute; fi  # executed afresh, as in `make book`
+	@if [ "$(PDF_REUSE_BOOK)" != 1 ]; then $(PY) book/_tools/execute_chapters.py execute; fi  # executed afresh, in parallel and bounded, as in `make book`
 	$(VENV)/bin/jupyter-book build . --builder singlehtml -W -n --keep-going $(PDF_BUILD_FLAGS)
 	$(PY) book/_ext/print_pdf.py _build/singlehtml $(PDF) --publish _build/html
 	@echo "The PDF is at $(CURDIR)/$(PDF) ($$(pdfinfo $(PDF) | awk '/^Pages:/ {print $$2}') pages)"

@@ -7,6 +7,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
+EXECUTED = ROOT / "_build" / "executed"  # what book/_tools/execute_chapters.py executed for this build
+RENDERED = ROOT / "_build" / "jupyter_execute"  # what myst-nb rendered (read from the cache)
 
 
 def toc_files() -> list[str]:
@@ -27,3 +29,13 @@ def built_page(docname: str) -> Path:
     if not page.exists():
         raise AssertionError(f"{page} is missing: build the book first (make book)")
     return page
+
+
+def executed_notebook(folder: Path, notebook: Path):
+    """The executed copy of a chapter notebook in folder (EXECUTED or RENDERED), read with nbformat."""
+    import nbformat
+
+    copy = folder / notebook.relative_to(ROOT)
+    if not copy.exists():
+        raise AssertionError(f"{copy} is missing: build the book first (make book)")
+    return nbformat.read(copy, as_version=4)

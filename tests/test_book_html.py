@@ -1,32 +1,31 @@
-"""The built book against the current ledger: every glued number on every page is what the ledger gives now.
+"""The built book against what its build executed: every glued number on every page is the executed value.
 
-Each chapter notebook is executed afresh (nbclient, current ledger), its glue values are formatted with
-each role's format spec exactly as myst-nb formats them, and compared, in order, with the numbers on the
-built HTML page. A page built from a stale cache or an old ledger fails here. The test also checks that
-no static page carries a dead widget and that no page shows NaN or Infinity.
+`make book` wipes its cache and executes every chapter from scratch with the current ledger
+(book/_tools/execute_chapters.py) into _build/executed/. The glue values in those notebooks are
+formatted with each role's format spec exactly as myst-nb formats them and compared, in order, with the
+numbers on the built HTML page. The glue values myst-nb rendered (_build/jupyter_execute/*.glue.json)
+must be this execution's, and every code cell (the remove-cell asserts among them) must have run without
+error. nbval executes every notebook once more on its own: two executions per notebook in `make test`.
+The test also checks that no static page carries a dead widget and that no page shows NaN or Infinity.
 """
 from __future__ import annotations
 
+import json
 import re
-from pathlib import Path
 
 import nbformat
 import pytest
 from bs4 import BeautifulSoup
 from myst_nb.core.variables import format_plain_text
-from nbclient import NotebookClient
 
-from book_pages import HTML, ROOT, built_page, chapter_notebooks, toc_files
+from book_pages import EXECUTED, HTML, RENDERED, ROOT, built_page, chapter_notebooks, executed_notebook, toc_files
 
 MEASURED = "measured_"
 GLUE_TEXT = re.compile(r"\{glue:text\}`([^`]+)`")
 
 
-def execute_glue(path: str) -> dict[str, str]:
-    """Run one notebook in a fresh kernel and return its glued values as text/plain reprs."""
-    nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=180, kernel_name="python3",
-                   resources={"metadata": {"path": str(Path(path).parent)}}).execute()
+def executed_glue(nb: nbformat.NotebookNode) -> dict[str, str]:
+    """The glued values of an executed notebook as text/plain reprs."""
     values = {}
     for cell in nb.cells:
         for output in cell.get("outputs", []):
@@ -39,8 +38,40 @@ def execute_glue(path: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def fresh_glue() -> dict[str, dict[str, str]]:
-    # One notebook after another: kernels started from forked worker processes stall for minutes here.
-    return {str(p.relative_to(ROOT).with_suffix("")): execute_glue(str(p)) for p in chapter_notebooks()}
+    """Every chapter's glued values, from the notebook the build executed."""
+    return {str(p.relative_to(ROOT).with_suffix("")): executed_glue(executed_notebook(EXECUTED, p))
+            for p in chapter_notebooks()}
+
+
+@pytest.mark.parametrize("path", chapter_notebooks(), ids=lambda p: p.stem)
+def test_the_build_executed_every_cell_afresh(path):
+    """This build's executed copy has the chapter's code, every cell run once in order, no error output."""
+    code = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+    ran = [c for c in executed_notebook(EXECUTED, path).cells if c.cell_type == "code"]
+    assert [c.source for c in ran] == code, f"{path.name}: the executed copy has other code than the chapter"
+    counts = [c.execution_count for c in ran]
+    assert counts == list(range(1, len(code) + 1)), f"{path.name}: execution counts {counts}"
+    assert not [o for c in ran for o in c.outputs if o.output_type == "error"], f"{path.name}: an error output"
+
+
+@pytest.mark.parametrize("path", chapter_notebooks(), ids=lambda p: p.stem)
+def test_the_pages_were_rendered_from_this_builds_execution(path, fresh_glue):
+    """The glue values myst-nb rendered (its <docname>.glue.json) are the ones this build executed."""
+    docname = str(path.relative_to(ROOT).with_suffix(""))
+    glue_json = RENDERED / f"{docname}.glue.json"
+    assert glue_json.exists(), f"{glue_json} is missing: build the book first (make book)"
+    rendered = {key: out["data"].get("text/plain") for key, out in json.loads(glue_json.read_text()).items()}
+    assert rendered == fresh_glue[docname], f"{path.name}: the pages show glue values this build did not execute"
+
+
+def test_the_execution_is_newer_than_the_ledger_and_the_chapters():
+    """A ledger or chapter edited after the last `make book` would leave the pages and these tests stale."""
+    executed = list(EXECUTED.glob("**/*.ipynb"))
+    assert executed, f"nothing in {EXECUTED}: build the book first (make book)"
+    sources = [*(ROOT / "ledger").glob("**/*.py"), *chapter_notebooks()]
+    newest = max(sources, key=lambda p: p.stat().st_mtime)
+    oldest_run = min(p.stat().st_mtime for p in executed)
+    assert newest.stat().st_mtime <= oldest_run, f"{newest.relative_to(ROOT)} changed after the last make book"
 
 
 def expected_texts(docname: str, fresh: dict[str, dict[str, str]]) -> list[tuple[str, str]]:
