@@ -41,6 +41,8 @@ NPM_DIR := _build/npm
 NPM_STAMP := $(NPM_DIR)/node_modules/.package-lock.json
 
 $(NPM_STAMP): package.json package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "npm is missing: installing Debian's npm for reveal.js and MathJax"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }
 	mkdir -p $(NPM_DIR)
 	cp package.json package-lock.json $(NPM_DIR)/
 	cd $(NPM_DIR) && npm ci --no-audit --no-fund --ignore-scripts
