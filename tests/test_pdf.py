@@ -30,7 +30,8 @@ RAW_TEX = ("\\(", "\\)", "\\[", "\\]", "$$", "\\frac", "\\mathrm", "\\overline",
 
 def normalise(text: str) -> str:
     """Compatibility forms folded (ligatures, non-breaking spaces), whitespace collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", text).replace("\u00ad", "").split())
+    text = unicodedata.normalize("NFKC", text).replace("\u00ad", "").replace("\u2019", "'")  # typographic apostrophe
+    return " ".join(text.split())
 
 
 def toc_titles() -> list[str]:

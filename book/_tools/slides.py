@@ -97,14 +97,21 @@ def _output_html(output) -> str | None:
     if output.get("output_type") not in ("display_data", "execute_result"):
         return None
     data = output.get("data", {})
+    metadata = output.get("metadata", {})
+
+    def alt(mime: str) -> str:
+        # The chapter's alt text (ledger.figures.show puts it in the output's metadata), as on its page.
+        return html.escape(metadata.get(mime, {}).get("alt", "figure"), quote=True)
+
     if "image/png" in data:
         png = data["image/png"]
         png = png if isinstance(png, str) else "".join(png)
-        return f'<img class="figure" alt="figure" src="data:image/png;base64,{png.strip()}">'
+        return f'<img class="figure" alt="{alt("image/png")}" src="data:image/png;base64,{png.strip()}">'
     if "image/svg+xml" in data:
         svg = data["image/svg+xml"]
         svg = svg if isinstance(svg, str) else "".join(svg)
-        return f'<img class="figure" alt="figure" src="data:image/svg+xml;base64,{base64.b64encode(svg.encode()).decode()}">'
+        return (f'<img class="figure" alt="{alt("image/svg+xml")}" '
+                f'src="data:image/svg+xml;base64,{base64.b64encode(svg.encode()).decode()}">')
     if "text/html" in data:
         markup = data["text/html"]
         markup = markup if isinstance(markup, str) else "".join(markup)
