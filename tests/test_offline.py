@@ -40,7 +40,8 @@ PDF = ROOT / "_build" / "pdf" / "transforms-in-training-workloads.pdf"
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SKIP_DIRS = {"_static", "_sources", "_images", "_downloads", "_sphinx_design_static"}
+SKIP_DIRS = {"_static", "_sources", "_images", "_downloads", "_sphinx_design_static", "slides"}
+"""Not pages of the book: assets, and the reveal.js decks (tests/test_slides.py checks those offline)."""
 RAW_TEX = ("\\(", "\\)", "\\[", "\\]", "$$")
 REDIRECT = re.compile(r'http-equiv="refresh" content="0; url=([^"]+)"', re.IGNORECASE)
 SEARCH_CONTROLS = ".search-button, .search-button-field, form.bd-search, input[type=search]"
@@ -170,13 +171,8 @@ def test_every_image_says_what_it_shows(crawl):
     assert not bad, f"{len(bad)} images without a descriptive alt text:\n" + "\n".join(bad)
 
 
-def book_pages_only(crawl: dict) -> dict:
-    """The theme's pages: the reveal.js decks under slides/ (make slides) have no search box or footer."""
-    return {name: f for name, f in crawl.items() if not name.startswith("slides/")}
-
-
 def test_one_search_box_per_page(crawl):
-    bad = {name: f["search"] for name, f in book_pages_only(crawl).items() if len(f["search"]) != 1}
+    bad = {name: f["search"] for name, f in crawl.items() if len(f["search"]) != 1}
     assert not bad, "pages without exactly one visible search control:\n" + "\n".join(
         f"{n}: {s}" for n, s in bad.items())
 
@@ -194,7 +190,7 @@ def test_one_search_box_on_a_narrow_screen(site):
 
 
 def test_footer_names_the_licences(crawl):
-    bad = [name for name, f in book_pages_only(crawl).items() if "CC BY 4.0" not in f["footer"] or "MIT" not in f["footer"]]
+    bad = [name for name, f in crawl.items() if "CC BY 4.0" not in f["footer"] or "MIT" not in f["footer"]]
     assert not bad, "pages whose footer does not name the licences: " + ", ".join(bad)
 
 

@@ -8,10 +8,11 @@ TX_SLIDES to test another folder); `make test` should run `make slides` after `m
 from __future__ import annotations
 
 import functools
+import html
 import http.server
 import os
-import sys
 import re
+import sys
 import subprocess
 import threading
 from pathlib import Path
@@ -60,6 +61,18 @@ def test_numbers_are_the_ledgers(slides_dir):
     for value in (f"{100 * row.step_share:.2f}%", f"{100 * row.static_share:.2f}%", f"{row.amdahl:.3f}x"):
         assert value in page, f"{value} (from the ledger) is not on the Amdahl-table slides"
     assert page.count('<img class="figure"') >= 2 and page.count("<table") >= 2
+
+
+def test_every_figure_on_the_slides_says_what_it_shows(slides_dir):
+    """The chapter's alt text travels with each figure (a screen reader reads the deck too)."""
+    from ledger.figures import check_alt
+
+    figures = 0
+    for page in slides_dir.glob("*.html"):
+        for alt in re.findall(r'<img class="figure" alt="([^"]*)"', page.read_text(encoding="utf-8")):
+            check_alt(html.unescape(alt))  # a LedgerError names a file-name or too-short alt text
+            figures += 1
+    assert figures >= 20, f"only {figures} figures on all the slides"
 
 
 def test_nothing_is_loaded_from_outside(slides_dir):
