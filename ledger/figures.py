@@ -140,7 +140,7 @@ _CODE = re.compile(r"`([^`]+)`")
 
 
 def _looks_numeric(text: str) -> bool:
-    return bool(_NUMERIC.match(text.strip()))
+    return bool(_NUMERIC.match(text.strip().strip("*")))  # **16.864** (a bold total) is a number too
 
 
 def _cell_html(text: Any) -> str:

@@ -130,6 +130,8 @@ def test_no_dead_widgets_or_bad_numbers(docname):
         assert '<input type="range"' not in page and "<select" not in page, f"{docname}: a control with no kernel"
     for bad in ("NaN", "Infinity", "Traceback"):
         assert not re.search(rf"\b{bad}\b", text), f"{docname}: the page shows {bad}"
+    tables = " ".join(t.get_text(" ") for t in article(docname).find_all("table"))
+    assert not re.search(r"</?(code|b|i|span)>", tables), f"{docname}: a table shows escaped HTML markup as text"
 
 
 def test_built_book_has_every_page():

@@ -34,6 +34,11 @@ PRINT_CSS = """
 .toctree-wrapper > section { break-before: page; }
 h1, h2, h3, h4 { break-after: avoid; }
 img, figure, tr, mjx-container[display="true"] { break-inside: avoid; }
+/* Paper cannot scroll sideways: long code lines wrap, and wide tables shrink to the page width. */
+pre, .highlight pre { white-space: pre-wrap !important; overflow-wrap: anywhere; overflow: visible !important; }
+div[style*="overflow"], .table-wrapper, .output, .cell_output { overflow: visible !important; }
+table { font-size: 0.78em !important; max-width: 100% !important; }
+table th, table td { padding: 0.2em 0.35em !important; }
 """
 
 
