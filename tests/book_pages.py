@@ -1,7 +1,12 @@
 """Helpers shared by the book tests: the chapters in the table of contents and the built HTML."""
 from __future__ import annotations
 
+import contextlib
+import functools
+import http.server
+import threading
 from pathlib import Path
+from typing import Iterator
 
 import yaml
 
@@ -39,3 +44,30 @@ def executed_notebook(folder: Path, notebook: Path):
     if not copy.exists():
         raise AssertionError(f"{copy} is missing: build the book first (make book)")
     return nbformat.read(copy, as_version=4)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves files without logging; answers the browser's favicon request with 204 (the book has none)."""
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        if self.path == "/favicon.ico":
+            self.send_response(204)
+            self.end_headers()
+            return
+        super().do_GET()
+
+
+@contextlib.contextmanager
+def serve_directory(directory: Path) -> Iterator[str]:
+    """Serve `directory` on a free port of 127.0.0.1 for the browser tests; yields its base URL (no slash)."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                            functools.partial(_QuietHandler, directory=str(directory)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

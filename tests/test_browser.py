@@ -10,21 +10,20 @@ missing or TX_UPDATE_SCREENSHOT=1).
 """
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
 import random
 import statistics
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
 import ledger
 from ledger.explore import format_metric
+
+from book_pages import serve_directory
 
 pytestmark = pytest.mark.browser
 
@@ -59,27 +58,10 @@ def book_html() -> Path:
     return html
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def do_GET(self):
-        if self.path == "/favicon.ico":  # the browser asks for one; the book has none
-            self.send_response(204)
-            self.end_headers()
-            return
-        super().do_GET()
-
-
 @pytest.fixture(scope="module")
 def server(book_html):
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                            functools.partial(_QuietHandler, directory=str(book_html)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with serve_directory(book_html) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")

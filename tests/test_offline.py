@@ -18,12 +18,9 @@ The book must be built first (`make book`); the test fails, not skips, without i
 """
 from __future__ import annotations
 
-import functools
-import http.server
 import io
 import os
 import re
-import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -31,6 +28,8 @@ import pytest
 
 from ledger import LedgerError
 from ledger.figures import check_alt
+
+from book_pages import serve_directory
 
 pytestmark = pytest.mark.browser
 
@@ -72,11 +71,6 @@ PAGE_FACTS = """async () => {
 }""" % SEARCH_CONTROLS
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 def built_pages(html: Path) -> list[str]:
     """Every HTML page of the build, as paths relative to its root."""
     return sorted(str(p.relative_to(html)) for p in html.rglob("*.html")
@@ -89,13 +83,10 @@ def site():
         pytest.fail(f"{HTML} holds no built book: run `make book` first")
     if not CHROMIUM.exists():
         pytest.fail("The offline test needs Chromium at /usr/bin/chromium (apt-get install chromium)")
-    handler = functools.partial(_QuietHandler, directory=str(HTML))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}/"
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as p:
+    with serve_directory(HTML) as root, sync_playwright() as p:
+        base = root + "/"
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         context = browser.new_context(viewport={"width": 1360, "height": 900})
         outside: list[str] = []
@@ -111,8 +102,6 @@ def site():
         context.route("**/*", guard)
         yield {"base": base, "context": context, "outside": outside}
         browser.close()
-    httpd.shutdown()
-    httpd.server_close()
 
 
 @pytest.fixture(scope="module")

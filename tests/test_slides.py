@@ -7,20 +7,19 @@ TX_SLIDES to test another folder); `make test` should run `make slides` after `m
 """
 from __future__ import annotations
 
-import functools
 import html
-import http.server
 import os
 import re
-import sys
 import subprocess
-import threading
+import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
 import ledger
+
+from book_pages import serve_directory
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -101,19 +100,10 @@ def test_each_chapter_page_links_its_slides(slides_dir):
         assert (slides_dir / f"{stem}.html").exists()
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
 def server(slides_dir):
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                            functools.partial(_QuietHandler, directory=str(slides_dir)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    with serve_directory(slides_dir) as base:
+        yield base
 
 
 @pytest.mark.browser
