@@ -1,0 +1,101 @@
+"""Checked claims: every sentence of the book that compares or quantifies, with the check behind it.
+
+A chapter's sentence such as "the digital work is several hundred times everything else" names a
+claim here by its id; the claim's `check` evaluates the ledger over the whole `range` the sentence
+covers (every variant, length or alternative it names) and returns True only if the sentence
+holds there. Claims for chapter NN live in `chNN.py` of this package (one module per chapter, so
+chapters never edit each other's claims); every such module is imported here. A hidden cell in the
+chapter asserts `holds(id)`, so a change of default that makes a sentence false fails the build,
+and `python -m ledger claims --json` lists them all.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from typing import Callable
+
+from ..errors import LedgerError
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One checked sentence: where it stands, what it says, over what range it is checked."""
+
+    id: str
+    chapter: str
+    """The chapter's file stem, e.g. "03_three_passes"."""
+    text: str
+    """The sentence as the chapter states it (numbers may be glued in the chapter; here in words)."""
+    range: str
+    """What the check covers, in words: "all four variants at S = 2,048, 4,096 and 8,192"."""
+    check: Callable[[], bool]
+    """Evaluates the ledger over the range; True when the sentence holds everywhere in it."""
+
+    def holds(self) -> bool:
+        return bool(self.check())
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "chapter": self.chapter, "text": self.text, "range": self.range,
+                "holds": self.holds()}
+
+
+CLAIMS: dict[str, Claim] = {}
+
+
+def claim(id: str, chapter: str, text: str, range: str):
+    """Decorator: register the decorated zero-argument function as the check of claim `id`."""
+    def register(check: Callable[[], bool]) -> Callable[[], bool]:
+        if id in CLAIMS:
+            raise LedgerError(f"claim id {id!r} is registered twice")
+        CLAIMS[id] = Claim(id=id, chapter=chapter, text=text, range=range, check=check)
+        return check
+    return register
+
+
+def get(id: str) -> Claim:
+    """The claim `id`; a LedgerError naming the known ids if there is none."""
+    _load()
+    try:
+        return CLAIMS[id]
+    except KeyError:
+        raise LedgerError(f"claim {id!r} is not registered; known: {', '.join(sorted(CLAIMS)) or 'none'}") from None
+
+
+def holds(id: str) -> bool:
+    """Whether claim `id` holds over its whole range (what a chapter's hidden cell asserts)."""
+    return get(id).holds()
+
+
+def all_claims() -> list[Claim]:
+    """Every registered claim, in chapter order."""
+    _load()
+    return sorted(CLAIMS.values(), key=lambda c: (c.chapter, c.id))
+
+
+_loaded = False
+
+
+def _load() -> None:
+    global _loaded
+    if not _loaded:
+        for module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+            importlib.import_module(f"{__name__}.{module}")
+        _loaded = True
+
+
+def main(argv: list[str]) -> int:
+    """`python -m ledger claims [--json]`: every claim with its id, chapter, text, range and whether it holds."""
+    import json
+    import sys
+    if argv not in ([], ["--json"]):
+        sys.stderr.write(f"python -m ledger claims: error: unknown arguments {' '.join(argv)!r} (allowed: --json)\n")
+        return 2
+    rows = [c.to_json() for c in all_claims()]
+    if argv == ["--json"]:
+        json.dump(rows, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        for r in rows:
+            print(f"{'holds' if r['holds'] else 'FAILS'}  {r['id']}  ({r['chapter']}): {r['text']}  [{r['range']}]")
+    return 0 if all(r["holds"] for r in rows) else 1
