@@ -30,9 +30,10 @@ def _same(a, b) -> bool:
         return False
 
 
-def glue(name: str, value, display: bool = False, *, namespace: dict | None = None):
+def glue(name: str, value, display: bool = False, *, namespace: dict | None = None) -> None:
     """Record `value` under `name` for the book's prose and bind `name` to it in the caller's
-    namespace (`namespace`, default the calling frame's globals: a notebook's). Returns `value`."""
+    namespace (`namespace`, default the calling frame's globals: a notebook's). Returns None, as
+    myst-nb's glue does (a cell ending with it prints nothing)."""
     if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
         raise LedgerError(f"glue name {name!r}: must be a Python identifier (the prose evaluates it)")
     target = sys._getframe(1).f_globals if namespace is None else namespace
@@ -48,6 +49,6 @@ def glue(name: str, value, display: bool = False, *, namespace: dict | None = No
         if display:
             from IPython.display import display as show
             show(value)
-        return value
+        return None
     myst_glue(name, value, display=display)
-    return value
+    return None
