@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from myst_nb.core.variables import format_plain_text
@@ -22,13 +23,13 @@ def test_the_eval_role_prints_what_the_glue_role_printed(value, fmt):
     converted = prose_eval.convert_source(f"a {glue} b", "markdown")
     expression = converted.split("`")[1]
     assert converted.startswith("a {eval}`f'")
-    assert eval(expression, {"x": value}) == format_plain_text(repr(value), fmt)
+    assert eval(expression, {"glued": SimpleNamespace(x=value)}) == format_plain_text(repr(value), fmt)
 
 
 def test_conversion_is_idempotent_and_leaves_other_roles():
     text = "S = {glue:text}`seq_len:,` tokens; {cite}`kaplan2020scaling`; {doc}`01_six_n_rule`; `glue`"
     once = prose_eval.convert_source(text, "markdown")
-    assert once == ("S = {eval}`f'{seq_len:,}'` tokens; {cite}`kaplan2020scaling`; {doc}`01_six_n_rule`; `glue`")
+    assert once == ("S = {eval}`f'{glued.seq_len:,}'` tokens; {cite}`kaplan2020scaling`; {doc}`01_six_n_rule`; `glue`")
     assert prose_eval.convert_source(once, "markdown") == once
     code = "import ledger\nfrom myst_nb import glue\n\nx = 1"
     assert prose_eval.convert_source(code, "code") == "import ledger\nfrom ledger.glue import glue\n\nx = 1"

@@ -1,7 +1,7 @@
 """The `{eval}` role for the book's build: the values the chapter's kernel gave.
 
-A chapter's prose says ``{eval}`f'{circ_step_share:.2f}'` ``: a Python expression over the
-chapter's variables (bound by `ledger.glue.glue`). In JupyterLab, jupyterlab-myst evaluates it in
+A chapter's prose says ``{eval}`f'{glued.circ_step_share:.2f}'` ``: a Python expression over the
+chapter's variables and its glued values (`glued.<name>`, kept by `ledger.glue.glue`). In JupyterLab, jupyterlab-myst evaluates it in
 the running kernel. For the book, book/_tools/execute_chapters.py evaluates every such expression in
 the chapter's kernel right after executing it and writes `<chapter>.eval.json` beside the executed
 copy ({expression: text}); this role, which replaces myst-nb's (whose `{eval}` needs myst-nb to run

@@ -6,12 +6,13 @@ Idempotent; the lead re-runs it after merging chapter edits:
     python book/_tools/prose_eval.py --check    # exit 1 naming the chapters still to convert
 
 In each chapter notebook:
-- ``{glue:text}`key:fmt` `` (and ``{glue}`key` ``) in markdown becomes ``{eval}`f'{key:fmt}'` ``: the
+- ``{glue:text}`key:fmt` `` (and ``{glue}`key` ``) in markdown becomes ``{eval}`f'{glued.key:fmt}'` ``: the
   same text (an f-string formats a number as myst-nb's format spec does), evaluated by
   jupyterlab-myst in the running kernel, and by book/_ext/eval_values.py from the values the
   book's executor took from the chapter's kernel;
-- `from myst_nb import glue` becomes `from ledger.glue import glue`, which also binds each glued
-  name in the notebook, so the expressions find it (and the student environment needs no myst-nb).
+- `from myst_nb import glue` becomes `from ledger.glue import glue`, which also keeps each glued
+  value in the notebook as `glued.<key>`, where the expressions find it (and the student
+  environment needs no myst-nb).
 Cells are matched by id; nothing else changes.
 """
 from __future__ import annotations
@@ -32,7 +33,7 @@ def eval_role(match: re.Match) -> str:
     """The `{eval}` role that prints what the glue role printed: myst-nb formats a value with the
     spec after converting it to int for an integer type (d, b, o, x, X, c), as `int(key)` does here."""
     key, fmt = match.group("key"), match.group("fmt")
-    value = f"int({key})" if fmt and fmt[-1] in "bcdoxX" else key
+    value = f"int(glued.{key})" if fmt and fmt[-1] in "bcdoxX" else f"glued.{key}"
     return "{eval}`f'{" + value + (":" + fmt if fmt else "") + "}'`"
 
 
