@@ -310,6 +310,47 @@ def reproducing_omissions(source: str) -> list[tuple[str, ...]]:
     return found
 
 
+def ledger_hardware_flops(source: str, seq_len: int, step_tokens: int = STEP_TOKENS,
+                          attention_kernel: str | None = None) -> float:
+    """FLOPs the kernels execute in one step of the book's model for `source`'s row: its variant with
+    Llama-3-8B's shape, its recompute switch, the attention core as `attention_kernel` runs it (default:
+    Settings' default, causal FlashAttention). Set beside the row's model count (ledger_step_flops)."""
+    from .hardware import hardware_flops
+    spec = SOURCES.get(source)
+    if spec is None:
+        raise LedgerError(f"source {source!r}: allowed are {', '.join(SOURCES)}")
+    recompute = _choice(spec["switches"], "recompute", RECOMPUTE_MODES, "none")
+    kernel = {} if attention_kernel is None else {"attention_kernel": attention_kernel}
+    return hardware_flops(Settings(variant=spec["variant"], seq_len=seq_len, step_tokens=step_tokens,
+                                   shape=LLAMA3_8B, recompute=recompute, **kernel))
+
+
+def reconciliation_counts() -> dict[str, int]:
+    """The counts the chapter states: tools (repositories) run, on the transformer and on Hyena, rows,
+    tool runs counted as reproductions and how many of them reproduce, runs of the book's model or of a
+    different one, and runs whose switch set is identified (no other subset of it reproduces)."""
+    records = {source: load_peer(source) for source in SOURCES}
+    repo_variants: dict[str, set] = {}
+    for source, rec in records.items():
+        repo_variants.setdefault(rec["repository"], set()).add(SOURCES[source]["variant"])
+    runs = [s for s in SOURCES if SOURCES[s]["reproduction"]]
+    identified = [s for s in runs if reproducing_omissions(s) == [()]]
+    return {
+        "tools": len(repo_variants),
+        "tools_transformer": sum(v == {"transformer"} for v in repo_variants.values()),
+        "tools_hyena": sum(v == {"hyena2"} for v in repo_variants.values()),
+        "rows": sum(len(r["figures"]) for r in records.values()),
+        "sources": len(SOURCES),
+        "runs": len(runs),
+        "run_rows": sum(len(records[s]["figures"]) for s in runs),
+        "runs_reproduced": sum(reproduces(s, SOURCES[s]["switches"]) for s in runs),
+        "runs_book_model": sum(SOURCES[s]["model"] == "book" for s in runs),
+        "runs_other_model": sum(SOURCES[s]["model"] == "other" for s in runs),
+        "runs_identified": len(identified),
+        "runs_not_identified": len(runs) - len(identified),
+    }
+
+
 def reconcile_rows(sources: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """Every source at every stored sequence length: its own figure, the ledger's, the switches between them."""
     rows = []
@@ -321,10 +362,11 @@ def reconcile_rows(sources: Sequence[str] | None = None) -> list[dict[str, Any]]
             settings = Settings(variant=spec["variant"], seq_len=s, step_tokens=t, shape=LLAMA3_8B)
             ledger_flops = sum(i.flops for i in step_items(settings))
             switched = ledger_with_switches(settings, spec["switches"])
+            hardware = ledger_hardware_flops(source, s, t)
             rows.append({
                 "source": source, "variant": spec["variant"], "seq_len": s, "step_tokens": t,
                 "step_flops": float(fig["step_flops"]), "ledger_step_flops": float(ledger_flops),
-                "switches": dict(spec["switches"]), "ledger_with_switches_flops": float(switched),
+                "ledger_hardware_flops": float(hardware), "switches": dict(spec["switches"]), "ledger_with_switches_flops": float(switched),
                 "commit": record["commit"], "repository": record["repository"], "file": record["file"],
                 "command": fig["command"], "counts": fig["counts"],
                 "ratio_to_ledger": float(fig["step_flops"] / ledger_flops),
