@@ -297,3 +297,36 @@ def test_megatron_padded_vocab():
     assert megatron_padded_vocab(128256, 8) == 129024
     with pytest.raises(LedgerError, match="tensor_parallel = 0"):
         megatron_padded_vocab(128256, 0)
+
+
+def test_ledger_hardware_column():
+    """The hardware column: the book's model as the kernels run it, with the row's recomputation. A dense
+    kernel runs exactly the model count; causal FlashAttention less at the stored lengths; Hyena unchanged."""
+    from ledger.reconcile import ledger_hardware_flops
+    for s in (2048, 4096):
+        model = ROWS[("torchtitan", s)]["ledger_step_flops"]
+        assert math.isclose(ledger_hardware_flops("torchtitan", s, attention_kernel="dense"), model, rel_tol=1e-12)
+        assert ROWS[("torchtitan", s)]["ledger_hardware_flops"] < model
+        assert ROWS[("savanna-hyena", s)]["ledger_hardware_flops"] == ROWS[("savanna-hyena", s)]["ledger_step_flops"]
+        # checkpointing: the dense kernel with full recompute is the core ledger's recompute="full" step
+        full = sum(i.flops for i in step_items(Settings(variant="transformer", seq_len=s, recompute="full")))
+        assert math.isclose(ledger_hardware_flops("eleutherai-cookbook-checkpointing", s, attention_kernel="dense"),
+                            full, rel_tol=1e-12)
+    with pytest.raises(LedgerError, match="source 'gpt-4'"):
+        ledger_hardware_flops("gpt-4", 4096)
+
+
+def test_reconciliation_counts_come_from_the_data():
+    """The chapter's counts, recounted here from the stored JSON and SOURCES."""
+    from ledger.reconcile import reconciliation_counts
+    c = reconciliation_counts()
+    repos = {}
+    for source, rec in STORED.items():
+        repos.setdefault(rec["repository"], set()).add(SOURCES[source]["variant"])
+    runs = [s for s in SOURCES if SOURCES[s]["reproduction"]]
+    assert c["tools"] == len(repos) == 6
+    assert (c["tools_transformer"], c["tools_hyena"]) == (4, 2), "two of the tools ran a Hyena model"
+    assert c["rows"] == sum(len(r["figures"]) for r in STORED.values())
+    assert c["runs"] == len(runs) == len(SOURCES) - 1 and c["runs_reproduced"] == c["runs"]
+    assert c["runs_book_model"] + c["runs_other_model"] == c["runs"]
+    assert c["runs_not_identified"] == sum(bool(SOURCES[s].get("equivalent")) for s in runs) == 3
