@@ -278,12 +278,18 @@ def whole_kv_heads_up_to(shape: ModelShape) -> int:
 # --- parallel layouts ---------------------------------------------------------------------------
 
 LLAMA3_405B_LAYOUTS = (
-    {"gpus": 8192, "tp": 8, "cp": 1, "pp": 16, "dp": 64, "seq_len": 8192, "tokens_per_step": 16_000_000},
-    {"gpus": 16384, "tp": 8, "cp": 1, "pp": 16, "dp": 128, "seq_len": 8192, "tokens_per_step": 16_000_000},
-    {"gpus": 16384, "tp": 8, "cp": 16, "pp": 16, "dp": 8, "seq_len": 131072, "tokens_per_step": 16_000_000},
+    {"gpus": 8192, "tp": 8, "cp": 1, "pp": 16, "dp": 64, "seq_len": 8192, "sequences_per_replica": 32},
+    {"gpus": 16384, "tp": 8, "cp": 1, "pp": 16, "dp": 128, "seq_len": 8192, "sequences_per_replica": 16},
+    {"gpus": 16384, "tp": 8, "cp": 16, "pp": 16, "dp": 8, "seq_len": 131072, "sequences_per_replica": 16},
 )
 """The 4D parallelism of Llama 3 405B's pre-training stages (Dubey et al. 2024, Table 4): tensor,
-context, pipeline and data-parallel degrees, sequence length, and the step of about 16M tokens."""
+context, pipeline and data-parallel degrees, sequence length and sequences per data-parallel
+replica per step (the table's "batch size/DP"); every stage's step is 16M tokens."""
+
+
+def layout_sequences(layout: dict) -> int:
+    """Sequences in one step of a parallel layout: data-parallel replicas x sequences per replica."""
+    return layout["dp"] * layout["sequences_per_replica"]
 
 
 def replica_gpus(tp: int, cp: int = 1, pp: int = 1) -> int:

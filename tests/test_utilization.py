@@ -109,6 +109,8 @@ def test_weight_quantisation_raises_decode_intensity():
 def test_llama3_405b_layouts_multiply_out():
     for layout in article.LLAMA3_405B_LAYOUTS:
         assert article.replica_gpus(layout["tp"], layout["cp"], layout["pp"]) * layout["dp"] == layout["gpus"]
+        assert article.layout_sequences(layout) * layout["seq_len"] == 2 ** 24  # the paper's "16M" tokens
+    assert article.layout_sequences(article.LLAMA3_405B_LAYOUTS[1]) == 2048
     with pytest.raises(LedgerError, match="pp = 0"):
         article.replica_gpus(8, 1, 0)
 
