@@ -106,9 +106,10 @@ numeric("ai-decode-mlp", _ai_decode_mlp, rel_tol=0.005, unit="%",
         hint="bytes per element 2 (bf16); attainable = intensity x bandwidth, then divide by the peak")
 numeric("ai-ridge-bw", lambda: article.ridge_batch(LLAMA3_8B.hidden, LLAMA3_8B.hidden, ILLUSTRATIVE_PEAK, 6.7e12),
         rel_tol=0.01, unit="tokens", hint="the ridge moves to peak / bandwidth; solve the intensity for M")
-numeric("ai-tp-ridge", lambda: article.tensor_parallel_ridge_degree(4096, LLAMA3_8B.hidden, LLAMA3_8B.kv_dim,
+numeric("ai-tp-ridge", lambda: article.tensor_parallel_ridge_degree(4096, LLAMA3_8B.hidden,
+                                                                    article.fused_qkv_columns(LLAMA3_8B),
                                                                     ILLUSTRATIVE_PEAK, ILLUSTRATIVE_BANDWIDTH),
-        rel_tol=1e-9, hint="the key projection has 1,024 columns, not 4,096; intensity is symmetric in M and B")
+        rel_tol=1e-9, hint="the fused product has (32 + 2 x 8) x 128 = 6,144 columns; intensity is symmetric in M and B")
 
 
 # --- chapter 14: any model ----------------------------------------------------------------------
