@@ -29,8 +29,11 @@ from .layers import RECOMPUTE, LineItem
 from .settings import ATTENTION_KERNELS, Settings
 from .step import step_items
 
+KERNEL_RECOMPUTE_OP = "attention: Q K^T recomputed by the kernel's backward"
+"""The line item of the QK^T a flash kernel recomputes inside its backward (phase "recompute")."""
+
 __all__ = ["ATTENTION_KERNELS", "causal_score_entries", "score_fraction", "attention_core_items",
-           "hardware_items", "hardware_flops", "hardware_flops_of", "model_flops"]
+           "hardware_items", "hardware_flops", "hardware_flops_of", "kernel_recompute_flops", "model_flops"]
 
 
 def causal_score_entries(seq_len: int, tile: int) -> int:
@@ -80,7 +83,7 @@ def attention_core_items(s: Settings, n_layers: int | None = None) -> list[LineI
     if s.recompute == "full":
         items += [replace(i, phase=RECOMPUTE) for i in items]
     if s.attention_kernel != "dense":
-        items.append(LineItem("attention: Q K^T recomputed by the kernel's backward", "attention", RECOMPUTE,
+        items.append(LineItem(KERNEL_RECOMPUTE_OP, "attention", RECOMPUTE,
                               "digital", "sequence", count, one))
     items += [
         LineItem("attention: dQ, dK from Q K^T", "attention", "dX", "digital", "sequence", count, 2 * one),
@@ -114,6 +117,14 @@ def hardware_flops(settings: Settings | None = None, **overrides: Any) -> float:
     from .table import make_settings
     s = make_settings(settings, **overrides)
     return hardware_flops_of(s, step_items(s))
+
+
+def kernel_recompute_flops(settings: Settings | None = None, **overrides: Any) -> float:
+    """FLOPs a flash kernel's backward spends recomputing QK^T in one step (0 for dense): the
+    recomputation FlashAttention does on its own, whatever the recompute policy."""
+    from .table import make_settings
+    s = make_settings(settings, **overrides)
+    return sum(i.flops for i in attention_core_items(s) if i.op == KERNEL_RECOMPUTE_OP)
 
 
 def model_flops(settings: Settings | None = None, **overrides: Any) -> float:

@@ -24,7 +24,8 @@ causal mask, or FlashAttention skipping the tiles a causal mask hides. Hardware 
 DEFAULT_ATTENTION_TILE = 128
 """Query-tile rows of a causal FlashAttention kernel: FlashAttention-2's forward for head dimension 128
 on A100 and H100 uses 128 x 64 tiles, and its backward 64 x 128, which skip exactly what square
-128 x 128 tiles skip (Dao-AILab/flash-attention, csrc/flash_attn/src/flash_fwd_launch_template.h)."""
+128 x 128 tiles skip (Dao-AILab/flash-attention, csrc/flash_attn/src/flash_fwd_launch_template.h at
+01afd16d, flash_bwd_launch_template.h at 073afd59)."""
 MASK_SPECTRA = ("one-sided", "two-sided")
 """one-sided: a mask holds the n/2+1 bins of a real FFT (Hermitian symmetry). two-sided: all n bins,
 as a Fourier plane does (the symmetry saves digital work, not pixels)."""

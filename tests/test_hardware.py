@@ -228,3 +228,30 @@ def test_bad_kernel_settings_are_refused(bad, match):
         hardware.hardware_flops(variant="transformer", **bad)
     with pytest.raises(LedgerError):
         hardware.score_fraction(bad.get("attention_kernel", "flash-causal"), 4096, bad.get("attention_tile", 128))
+
+
+def test_kernel_recompute_is_the_qk_product_only():
+    """Issue 17: FlashAttention recomputes QK^T only (2.09% of the step at 4,096 without the mask),
+    half of selective recomputation's QK^T plus AV (4.17%); causal tiles halve it again."""
+    from ledger import article
+    items = ledger.step_items(ledger.Settings(variant="transformer", seq_len=4096))
+    step = sum(i.flops for i in items)
+    flash = hardware.kernel_recompute_flops(variant="transformer", seq_len=4096, attention_kernel="flash")
+    selective = article.recompute_flops(items, ops=("attention:",))
+    assert flash == pytest.approx(selective / 2, rel=1e-12)
+    assert f"{100 * flash / step:.2f}" == "2.09" and f"{100 * selective / step:.2f}" == "4.17"
+    causal = hardware.kernel_recompute_flops(variant="transformer", seq_len=4096)
+    assert causal == pytest.approx(flash * hardware.score_fraction("flash-causal", 4096, 128), rel=1e-12)
+    assert hardware.kernel_recompute_flops(variant="transformer", seq_len=4096, attention_kernel="dense") == 0
+    assert hardware.kernel_recompute_flops(variant="hyena2", seq_len=4096) == 0
+
+
+def test_position_limits_of_the_shipped_configs():
+    from pathlib import Path
+    from ledger.shapes import position_limits
+    configs = Path(__file__).resolve().parents[1] / "data" / "configs"
+    assert position_limits(configs / "Llama-3.2-1B" / "config.json") == {
+        "max_position_embeddings": 131072, "original_max_position_embeddings": 8192}
+    assert position_limits(configs / "TinyLlama-1.1B" / "config.json")["max_position_embeddings"] == 2048
+    with pytest.raises(LedgerError, match="no such file"):
+        position_limits(configs / "missing" / "config.json")
