@@ -380,14 +380,16 @@ def reconcile_rows(sources: Sequence[str] | None = None) -> list[dict[str, Any]]
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:
-    """A plain-text table of the rows (step FLOPs in units of 1e15)."""
-    head = (f"{'source':34} {'variant':11} {'S':>6} {'counts':8} {'peer PFLOP':>11} {'ledger':>9} {'ratio':>7} "
-            f"{'switched':>9}  commit    switches")
+    """A plain-text table of the rows (step FLOPs in units of 1e15; model: the book's or another; hardware:
+    what the kernels run for the book's model, ledger_hardware_flops)."""
+    head = (f"{'source':34} {'variant':11} {'model':5} {'S':>6} {'counts':8} {'peer PFLOP':>11} {'ledger':>9} "
+            f"{'hardware':>9} {'ratio':>7} {'switched':>9}  commit    switches")
     lines = [head, "-" * len(head)]
     for r in rows:
         sw = ", ".join(f"{k}={v}" for k, v in r["switches"].items())
-        lines.append(f"{r['source']:34} {r['variant']:11} {r['seq_len']:>6} {r['counts']:8} "
+        lines.append(f"{r['source']:34} {r['variant']:11} {r['model']:5} {r['seq_len']:>6} {r['counts']:8} "
                      f"{r['step_flops'] / 1e15:>11.3f} {r['ledger_step_flops'] / 1e15:>9.3f} "
+                     f"{r['ledger_hardware_flops'] / 1e15:>9.3f} "
                      f"{r['ratio_to_ledger']:>7.4f} {r['ledger_with_switches_flops'] / 1e15:>9.3f}  "
                      f"{r['commit'][:8]}  {sw or '(none)'}")
     return "\n".join(lines)
