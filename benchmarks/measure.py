@@ -15,8 +15,8 @@ ledger's counts. The best of a few repeats is kept: other work on the machine on
 Like with like: numpy's FFT and elementwise products run on one thread, so BLAS (the matmul and the
 batched block products) is limited to one thread too while the kernels are timed (OpenBLAS's own
 set_num_threads, found in the loaded library; the machine record says whether that worked). Every
-operand is about `operand_mib` MiB (default 64), larger than a CPU's last-level cache, so data come
-from main memory as in a real step, whose arrays are larger still. A streaming copy of the same
+operand is about `operand_mib` MiB (default: 1.25 x the last-level cache and at least 64 MiB, 40 with
+--quick), so data come from main memory as in a real step, whose arrays are larger still. A streaming copy of the same
 size gives the memory bandwidth one thread achieves, and each kernel's bytes moved (operands read,
 results written) give the rate memory alone would allow it.
 """
@@ -26,6 +26,7 @@ import argparse
 import contextlib
 import ctypes
 import json
+import math
 import os
 import platform
 import sys
@@ -124,15 +125,17 @@ def machine() -> dict:
             "last_level_cache_mib": last_level_cache_mib()}
 
 
-def best_seconds(fn: Callable[[], object], repeats: int, min_time: float = 0.02) -> float:
-    """Best time per call over `repeats` rounds, each round long enough (min_time) to time reliably."""
-    fn()  # warm-up: plans, caches, thread pool
+def best_seconds(fn: Callable[[], object], repeats: int, min_time: float = 0.02,
+                 warm: Callable[[], object] | None = None) -> float:
+    """Best time per call over `repeats` rounds, each round long enough (min_time) to time reliably.
+    `warm` (default: one call of fn) makes plans, caches and the thread pool ready before timing."""
+    (warm or fn)()
     t0 = time.perf_counter()
     fn()
     one = max(time.perf_counter() - t0, 1e-9)
     number = max(1, int(min_time / one))
-    best = float("inf")
-    for _ in range(repeats):
+    best = one if number == 1 else float("inf")  # a call long enough to time is a round of its own
+    for _ in range(repeats - 1 if number == 1 else repeats):
         t0 = time.perf_counter()
         for _ in range(number):
             fn()
@@ -166,6 +169,8 @@ def kernels(operand_mib: float = 64.0) -> dict[str, dict]:
     out = {"matmul": np.empty((tokens, HIDDEN), np.float32), "u_f": np.empty((channels, spec_len), np.complex64),
            "u": np.empty_like(u), "blocks_f": np.empty((blocks_n, bins), np.complex64), "blocks": np.empty_like(blocks),
            "block_product": np.empty((bins, p, batch), np.complex64), "elementwise": np.empty_like(a)}
+    for buffer in out.values():
+        buffer.fill(0)  # touch every page now, so no page fault is timed and a small warm-up suffices
 
     def fft_pair(data, spec, res, n):
         np.fft.rfft(data, axis=1, out=spec)
@@ -175,44 +180,65 @@ def kernels(operand_mib: float = 64.0) -> dict[str, dict]:
     return {
         "matmul": {"shape": f"({tokens} x {HIDDEN}) @ ({HIDDEN} x {HIDDEN}) float32, the q projection",
                    "flops": 2.0 * tokens * HIDDEN * HIDDEN, "bytes": x.nbytes + w.nbytes + tokens * HIDDEN * 4,
-                   "run": lambda: np.matmul(x, w, out=out["matmul"])},
+                   "run": lambda: np.matmul(x, w, out=out["matmul"]),
+                   "warm": lambda: np.matmul(x[:16], w, out=out["matmul"][:16])},
         "fft_long": {"shape": f"rFFT + inverse rFFT, {channels} channels x n = {FFT_LONG} float32",
                      "flops": 2 * channels * fft(FFT_LONG),
                      "bytes": 2 * u.nbytes + 2 * spectrum(channels, FFT_LONG),
-                     "run": lambda: fft_pair(u, out["u_f"], out["u"], FFT_LONG)},
+                     "run": lambda: fft_pair(u, out["u_f"], out["u"], FFT_LONG),
+                     "warm": lambda: fft_pair(u[:2], out["u_f"][:2], out["u"][:2], FFT_LONG)},
         "fft_block": {"shape": f"rFFT + inverse rFFT, {blocks_n} blocks x b = {BLOCK} float32",
                       "flops": 2 * blocks_n * fft(BLOCK), "bytes": 2 * blocks.nbytes + 2 * spectrum(blocks_n, BLOCK),
-                      "run": lambda: fft_pair(blocks, out["blocks_f"], out["blocks"], BLOCK)},
+                      "run": lambda: fft_pair(blocks, out["blocks_f"], out["blocks"], BLOCK),
+                      "warm": lambda: fft_pair(blocks[:64], out["blocks_f"][:64], out["blocks"][:64], BLOCK)},
         "block_product": {"shape": f"{bins} bins x ({p} x {q}) @ ({q} x {batch}) complex64",
                           "flops": 8.0 * bins * p * q * batch, "bytes": wf.nbytes + xf.nbytes + bins * p * batch * 8,
-                          "run": lambda: np.matmul(wf, xf, out=out["block_product"])},
+                          "run": lambda: np.matmul(wf, xf, out=out["block_product"]),
+                          "warm": lambda: np.matmul(wf[:2], xf[:2], out=out["block_product"][:2])},
         "elementwise": {"shape": f"complex64 multiply, {elems} x {spec_len}",
-                        "flops": 6.0 * elems * spec_len, "bytes": 3 * a.nbytes, "run": lambda: np.multiply(a, b, out=out["elementwise"])},
+                        "flops": 6.0 * elems * spec_len, "bytes": 3 * a.nbytes, "run": lambda: np.multiply(a, b, out=out["elementwise"]),
+                        "warm": lambda: np.multiply(a[:2], b[:2], out=out["elementwise"][:2])},
     }
+
+
+def default_operand_mib(quick: bool) -> float:
+    """Operand size that leaves the caches: 1.25 x the last-level cache, at least 40 MiB (--quick) or 64 MiB,
+    64 MiB where the cache size cannot be read."""
+    llc = last_level_cache_mib()
+    floor = 40.0 if quick else 64.0
+    return 64.0 if llc is None else max(floor, float(math.ceil(1.25 * llc)))
 
 
 def copy_bandwidth(operand_mib: float, repeats: int) -> float:
     """Bytes per second one thread moves in a streaming copy of an `operand_mib` MiB float32 array
     (read and write counted)."""
     src = np.ones(int(operand_mib * 2 ** 20 // 4), dtype=np.float32)
-    dst = np.empty_like(src)
-    return 2 * src.nbytes / best_seconds(lambda: np.copyto(dst, src), max(10, 3 * repeats), min_time=0.05)
+    dst = np.zeros_like(src)
+    dst.fill(1)  # touch every page before timing
+    return 2 * src.nbytes / best_seconds(lambda: np.copyto(dst, src), max(10, 5 * repeats), min_time=0.02)
 
 
-def measure(quick: bool = False, repeats: int | None = None, operand_mib: float = 64.0) -> dict:
+def measure(quick: bool = False, repeats: int | None = None, operand_mib: float | None = None) -> dict:
     """Achieved FLOP/s per kernel kind on this machine, every kernel on one thread with operands of about
-    `operand_mib` MiB, and the time-weighted shares at S = 4,096."""
-    repeats = repeats or (3 if quick else 5)
+    `operand_mib` MiB (default: beyond the last-level cache, default_operand_mib), and the time-weighted
+    shares at S = 4,096."""
+    repeats = repeats or (2 if quick else 5)
+    operand_mib = default_operand_mib(quick) if operand_mib is None else operand_mib
     results = {}
     with limited_blas_threads(1):
         threads = blas_threads()
         bandwidth = copy_bandwidth(operand_mib, repeats)
-        for name, k in kernels(operand_mib).items():
-            sec = best_seconds(k["run"], repeats, min_time=0.01 if quick else 0.05)
+        timed = kernels(operand_mib)
+        for name, k in timed.items():
+            sec = best_seconds(k["run"], repeats, min_time=0.01 if quick else 0.05, warm=k["warm"])
             flops, moved = float(k["flops"]), float(k["bytes"])  # plain floats: JSON and glue need no numpy scalars
             results[name] = {"shape": k["shape"], "flops": flops, "bytes": moved, "seconds": float(sec),
-                             "flops_per_s": flops / sec, "memory_roof_flops_per_s": flops / moved * bandwidth,
-                             "fraction_of_memory_roof": float(flops / sec / (flops / moved * bandwidth))}
+                             "flops_per_s": flops / sec}
+        # the copy again after the kernels, the best of both kept: other work on the machine only slows it
+        bandwidth = max(bandwidth, copy_bandwidth(operand_mib, repeats))
+    for name, r in results.items():
+        roof = r["flops"] / r["bytes"] * bandwidth
+        r.update(memory_roof_flops_per_s=float(roof), fraction_of_memory_roof=float(r["flops_per_s"] / roof))
     rates = {name: results[name]["flops_per_s"] for name in KERNELS}
     variants = {}
     for v in VARIANTS:
@@ -253,13 +279,14 @@ def main(argv=None) -> int:
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--quick", action="store_true", help="fewer repeats and shorter rounds")
     parser.add_argument("--repeats", type=int, default=None, help="rounds per kernel (best kept)")
-    parser.add_argument("--operand-mib", type=float, default=64.0,
-                        help="size of each kernel's largest operand in MiB (default 64: beyond the caches)")
+    parser.add_argument("--operand-mib", type=float, default=None,
+                        help="size of each kernel's largest operand in MiB (default: 1.25 x the last-level cache, "
+                             "at least 64, or 40 with --quick)")
     args = parser.parse_args(argv)
     if args.repeats is not None and args.repeats < 1:
         sys.stderr.write(f"measure.py: error: --repeats {args.repeats}: must be a positive integer\n")
         return 2
-    if not 0 < args.operand_mib <= 4096:
+    if args.operand_mib is not None and not 0 < args.operand_mib <= 4096:
         sys.stderr.write(f"measure.py: error: --operand-mib {args.operand_mib:g}: must be above 0 and at most 4096\n")
         return 2
     m = measure(quick=args.quick, repeats=args.repeats, operand_mib=args.operand_mib)
