@@ -111,6 +111,18 @@ def fft_intensity(n: int) -> float:
     return 2.5 * n * math.log2(n) / (n + 2 * (n // 2 + 1))
 
 
+def weight_quantised_intensity(m: float, k: float, b: float, weight_bytes: float,
+                               activation_bytes: float = 2.0) -> float:
+    """FLOPs per byte of an (m x k) @ (k x b) product whose k x b weights are stored in `weight_bytes`
+    bytes each (int8: 1, int4: 0.5) while the activations and the result stay in `activation_bytes`
+    (bf16: 2): 2MKB / (KB * weight_bytes + (MK + MB) * activation_bytes). Weight-only quantisation
+    raises a decode product's intensity by about activation_bytes / weight_bytes."""
+    m, k, b = check_positive_number("m", m), check_positive_number("k", k), check_positive_number("b", b)
+    wb = check_positive_number("weight_bytes", weight_bytes)
+    ab = check_positive_number("activation_bytes", activation_bytes)
+    return 2 * m * k * b / (k * b * wb + (m * k + m * b) * ab)
+
+
 def small_batch_intensity(m: float, b: float) -> float:
     """The limit of the intensity when K is much larger than M and B: 2MB / (M + B)."""
     m, b = check_positive_number("m", m), check_positive_number("b", b)
@@ -229,11 +241,71 @@ def tensor_parallel_ridge_degree(tokens: float, k: float, b: float, peak_flops: 
     raise LedgerError(f"max_degree = {max_degree!r}: the product stays above the ridge up to that degree")
 
 
+def tensor_parallel_allreduce(tokens: float, shape: ModelShape, degree: int, flops_rate: float,
+                              link_bandwidth: float, bytes_per_value: float = 2.0) -> dict[str, float]:
+    """Megatron-style tensor parallelism of one layer for one micro-batch of `tokens` tokens, per device.
+
+    Each layer all-reduces its (tokens x H) activations twice in the forward pass (after the attention
+    output projection and after the MLP down projection) and twice in the backward pass (the input
+    gradients of the QKV and MLP up/gate products); a ring all-reduce sends and receives
+    2 (t - 1)/t of the tensor per device over `link_bandwidth` bytes/s. Sequence parallelism replaces
+    each all-reduce by a reduce-scatter and an all-gather of the same volume. The layer's matrix work
+    (forward and backward, 6 x tokens x its weights) is split over the t devices at `flops_rate`.
+    Returns comm_s, matmul_s (seconds per device) and ratio = comm_s / matmul_s (0 at t = 1).
+    """
+    t = check_positive_number("degree", degree)
+    if isinstance(degree, bool) or not isinstance(degree, int):
+        raise LedgerError(f"degree = {degree!r}: must be a positive integer")
+    n = check_positive_number("tokens", tokens)
+    values = n * shape.hidden
+    comm_s = 4 * 2 * (t - 1) / t * values * check_positive_number("bytes_per_value", bytes_per_value) \
+        / check_positive_number("link_bandwidth", link_bandwidth)
+    matmul_s = 6 * n * layer_params_exact(shape) / t / check_positive_number("flops_rate", flops_rate)
+    return {"comm_s": comm_s, "matmul_s": matmul_s, "ratio": comm_s / matmul_s}
+
+
+def fused_qkv_columns(shape: ModelShape) -> int:
+    """Columns of the fused query-key-value projection (Megatron-LM's linear_qkv): (heads + 2 kv heads) x head_dim."""
+    return (shape.n_heads + 2 * shape.n_kv_heads) * shape.head_dim
+
+
+def whole_kv_heads_up_to(shape: ModelShape) -> int:
+    """The largest tensor-parallel degree at which every device holds whole key/value heads of its own:
+    the number of key/value heads. Past it, heads must be replicated on several devices."""
+    return shape.n_kv_heads
+
+
+# --- parallel layouts ---------------------------------------------------------------------------
+
+LLAMA3_405B_LAYOUTS = (
+    {"gpus": 8192, "tp": 8, "cp": 1, "pp": 16, "dp": 64, "seq_len": 8192, "sequences_per_replica": 32},
+    {"gpus": 16384, "tp": 8, "cp": 1, "pp": 16, "dp": 128, "seq_len": 8192, "sequences_per_replica": 16},
+    {"gpus": 16384, "tp": 8, "cp": 16, "pp": 16, "dp": 8, "seq_len": 131072, "sequences_per_replica": 16},
+)
+"""The 4D parallelism of Llama 3 405B's pre-training stages (Dubey et al. 2024, Table 4): tensor,
+context, pipeline and data-parallel degrees, sequence length and sequences per data-parallel
+replica per step (the table's "batch size/DP"); every stage's step is 16M tokens."""
+
+
+def layout_sequences(layout: dict) -> int:
+    """Sequences in one step of a parallel layout: data-parallel replicas x sequences per replica."""
+    return layout["dp"] * layout["sequences_per_replica"]
+
+
+def replica_gpus(tp: int, cp: int = 1, pp: int = 1) -> int:
+    """GPUs that hold one data-parallel replica of the model: tensor x context x pipeline degrees."""
+    for name, value in (("tp", tp), ("cp", cp), ("pp", pp)):
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise LedgerError(f"{name} = {value!r}: must be a positive integer")
+    return tp * cp * pp
+
+
 # --- flash attention ------------------------------------------------------------------------------
 
 def flash_attention_backward_flops(items: Iterable[LineItem]) -> float:
-    """Hardware FLOPs of attention's core backward under FlashAttention: the ledger's dX items for QK^T
-    and AV plus QK^T recomputed (the S x S scores are never stored). About 2.5x the core's forward."""
+    """Hardware FLOPs of attention's core backward under FlashAttention *without a causal mask*: the
+    ledger's dX items for QK^T and AV plus QK^T recomputed (the S x S scores are never stored), 2.5x the
+    core's forward. For causal kernels and the whole step use ledger.hardware.hardware_flops."""
     items = list(items)
     backward = sum(i.flops for i in items if i.layer == "attention" and i.op.startswith("attention:")
                    and i.phase != "forward")
@@ -243,13 +315,21 @@ def flash_attention_backward_flops(items: Iterable[LineItem]) -> float:
 
 # --- data-parallel traffic ------------------------------------------------------------------------
 
-def data_parallel_bytes(n_params: float, devices: float, bytes_per_value: float = 2.0) -> float:
-    """Bytes each device sends (and receives) per step in a ring reduce-scatter of the gradients plus an
-    all-gather of the updated weights, both in `bytes_per_value` (bf16: 2): 2 (d - 1)/d x N x bytes.
-    This is the traffic ZeRO-style sharding of the optimizer state costs; it replaces an all-reduce of
-    the same volume, so sharding saves memory without adding bytes."""
+GRADIENT_REDUCE_BYTES = 4.0
+"""Bytes per gradient value in the data-parallel reduction: fp32, the default of Megatron-LM (bf16
+training forces accumulate_allreduce_grads_in_fp32) and of torchtitan (mixed_precision_reduce = float32)."""
+
+
+def data_parallel_bytes(n_params: float, devices: float, gradient_bytes: float = GRADIENT_REDUCE_BYTES,
+                        weight_bytes: float = 2.0) -> float:
+    """Bytes each device sends (and receives) per step in a ring reduce-scatter of the gradients, in
+    `gradient_bytes` per value (fp32: 4, bf16: 2), plus an all-gather of the updated weights in
+    `weight_bytes` (bf16: 2): (d - 1)/d x N x (gradient_bytes + weight_bytes). This is the traffic
+    ZeRO-style sharding of the optimizer state costs; it replaces an all-reduce of the same volume,
+    so sharding saves memory without adding bytes."""
     d = check_positive_number("devices", devices)
-    return 2 * (d - 1) / d * check_positive_number("n_params", n_params) * check_positive_number("bytes_per_value", bytes_per_value)
+    per_value = check_positive_number("gradient_bytes", gradient_bytes) + check_positive_number("weight_bytes", weight_bytes)
+    return (d - 1) / d * check_positive_number("n_params", n_params) * per_value
 
 
 # --- the recompute tax ---------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Sequence
 
 from .errors import LedgerError
 from .report import DEFAULT_SEQ_LENS, results_json, results_markdown
-from .settings import FFT_LENGTHS, MASK_SPECTRA, RECOMPUTE_MODES, VARIANTS, Device, Settings
+from .settings import ATTENTION_KERNELS, FFT_LENGTHS, MASK_SPECTRA, RECOMPUTE_MODES, VARIANTS, Device, Settings
 from .shapes import ModelShape
 from .costs import Costs
 
@@ -88,6 +88,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--recompute", choices=RECOMPUTE_MODES, default=d.recompute,
                    help="activation recomputation: none, or full (every block's forward again before its "
                         "backward; default: none)")
+    p.add_argument("--attention-kernel", choices=ATTENTION_KERNELS, default=d.attention_kernel,
+                   help="attention kernel the hardware runs, for hardware_flops: dense (scores materialised), "
+                        "flash (FlashAttention, no causal mask: backward recomputes QK^T) or flash-causal "
+                        f"(masked tiles skipped; default: {d.attention_kernel})")
+    p.add_argument("--attention-tile", type=_positive_int, default=d.attention_tile, metavar="N",
+                   help=f"tile size of the flash-causal kernel (default: {d.attention_tile}, FlashAttention-2's "
+                        "query tile for head dimension 128)")
     p.add_argument("--mask-spectrum", choices=MASK_SPECTRA, default=d.mask_spectrum,
                    help="values a mask holds per transform of length n: one-sided n/2+1, two-sided n "
                         "(default: one-sided)")
@@ -115,7 +122,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     return Settings(step_tokens=args.step_tokens, block=args.block, shape=shape, costs=costs, device=device,
                     hybrid_attention_fraction=args.hybrid_attention_fraction, recompute=args.recompute,
                     mask_spectrum=args.mask_spectrum, optical_speedup=args.optical_speedup,
-                    fft_length=args.fft_length,
+                    fft_length=args.fft_length, attention_kernel=args.attention_kernel,
+                    attention_tile=args.attention_tile,
                     seq_len=args.step_tokens)  # a placeholder that divides the step; each row sets its own
 
 

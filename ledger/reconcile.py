@@ -12,6 +12,7 @@ figure at both lengths is explained, not fitted.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 from dataclasses import replace
@@ -36,43 +37,92 @@ HYENA_FFT_CONVENTIONS = {"fft_length": "S", "fft_constant": 5.0, "long_convs_per
                          "elementwise": "not counted", "per_step_transforms": "not counted",
                          "backward": "2x forward"}
 
+HYENA_ONE_LONG_CONV = (
+    "Savanna's ParallelHyenaOperator.forward (savanna/model/operators/hyena/hyena.py at 0d42c604) and NeMo's "
+    "(nemo/collections/llm/gpt/model/megatron/hyena/hyena_utils.py at 8cfedd72) gate z = x2 * v, run one "
+    "fftconv_func on z and gate again with x1: one long convolution per layer, so the count's 10 S log2 S per "
+    "channel is one convolution's two transforms of length S at 5 n log2 n each, not two convolutions at 2.5")
+"""Why the Hyena rows take long_convs_per_layer = 1 and fft_constant = 5: the data alone do not decide it."""
+
 SOURCES: dict[str, dict[str, Any]] = {
     "palm-nanogpt": {
-        "variant": "transformer", "switches": {},
+        "variant": "transformer", "switches": {}, "reproduction": False,
+        "model": "book", "run": "PaLM's formula with the ledger's N",
+        "model_note": "Llama-3-8B, N supplied (nanoGPT's GPT cannot build it)",
         "note": "PaLM's 6N + 12LHS in nanoGPT's estimate_mfu with N = the weights that multiply activations "
-                "(LM head in, input embedding and norms out): the ledger's own count"},
+                "(LM head in, input embedding and norms out): the ledger's own count restated, not a tool "
+                "reproduced (nanoGPT's own get_num_params counts the norms and the embedding)"},
     "palm-nanogpt-total-param-count": {
-        "variant": "transformer", "switches": {"params_counted": "all"},
+        "variant": "transformer", "switches": {"params_counted": "all"}, "reproduction": True,
+        "model": "book", "run": "PaLM's formula with the total parameter count",
+        "model_note": "Llama-3-8B, N = its total parameter count (what a practitioner plugs in)",
         "note": "the common mistake: Llama-3-8B's total parameter count as N in 6N, pricing the input "
                 "lookup and the norm weights as if they were matmuls"},
     "torchtitan": {
-        "variant": "transformer", "switches": {"params_counted": "matmuls+norms"},
+        "variant": "transformer", "switches": {"params_counted": "matmuls+norms"}, "reproduction": True,
+        "model": "book", "run": "configured: Llama-3-8B's parameter shapes",
+        "model_note": "Llama-3-8B",
         "note": "6 x (all parameters - embedding) + 12 L H S: the norm weights priced as matmul weights"},
-    "megatron-2024": {
-        "variant": "transformer", "switches": {},
-        "note": "GQA and SwiGLU counted as the ledger does; padded vocabulary = 128,256 at tensor-parallel size 1"},
+    "megatron-full-attention": {
+        "variant": "transformer", "switches": {}, "reproduction": True,
+        "model": "book", "run": "configured: Llama-3-8B's flags",
+        "model_note": "Llama-3-8B",
+        "note": "GQA and SwiGLU counted as the ledger does; padded vocabulary = 128,256 at tensor-parallel size 1; "
+                "the parent of 8873b55d (3 March 2025), before causal halving"},
     "megatron-2025": {
-        "variant": "transformer", "switches": {"causal_attention": True},
-        "note": "core attention halved for the causal mask"},
+        "variant": "transformer", "switches": {"causal_attention": True}, "reproduction": True,
+        "model": "book", "run": "configured: Llama-3-8B's flags",
+        "model_note": "Llama-3-8B",
+        "note": "core attention halved for the causal mask (8873b55d, 6 March 2025)"},
     "eleutherai-cookbook": {
         "variant": "transformer",
         "switches": {"mlp_width": 16384, "lm_head": "forward only", "input_embedding_flops_per_token": 16384},
+        "reproduction": True, "model": "other", "run": "CLI, flags as its help text says for Llama",
+        "model_note": "MLP 16,384 wide, not 14,336: --ffn-hidden-size is not read and -ff takes integers",
         "note": "-nl 3 gives three MLP matrices but --ffn-hidden-size is not used: width 4H = 16,384, not "
                 "14,336; LM head forward only; the input lookup priced at 4H per token"},
     "eleutherai-cookbook-checkpointing": {
         "variant": "transformer",
         "switches": {"mlp_width": 16384, "lm_head": "forward only", "input_embedding_flops_per_token": 16384,
                      "recompute": "full"},
+        "reproduction": True, "model": "other", "run": "CLI default (activation checkpointing)",
+        "model_note": "MLP 16,384 wide, as the CLI row",
         "note": "as above, and every block's forward run again (iteration factor 4): hardware FLOPs"},
+    "eleutherai-cookbook-api-ff3.5": {
+        "variant": "transformer",
+        "switches": {"lm_head": "forward only", "input_embedding_flops_per_token": 16384},
+        "reproduction": True, "model": "book", "run": "configured: calc_flops with ffn_expansion_factor = 3.5",
+        "model_note": "Llama-3-8B: MLP 14,336 = 3.5 x 4,096 through the function, which the CLI cannot pass",
+        "note": "the cookbook's own calc_flops given the factor 3.5: only its conventions remain, a forward-only "
+                "LM head and the input lookup at 4H per token"},
     "savanna-hyena": {
         "variant": "hyena2",
-        "switches": {**HYENA_FFT_CONVENTIONS, "mlp_width": 10944, "vocab": 512},
-        "note": "Savanna fixes the MLP width at 8/3 H rounded up to a multiple of 64 (10,944) and the "
-                "vocabulary at its byte-level 512; one FFT long convolution of length S per layer"},
+        "switches": {**HYENA_FFT_CONVENTIONS, "mlp_width": 10944}, "reproduction": True,
+        "model": "other", "run": "configured: vocab_size = 128,256",
+        "model_note": "Llama-3-8B's width, depth and vocabulary, but Savanna's MLP (8/3 H rounded up to a "
+                      "multiple of 64 = 10,944, fixed in mfu.py) and one long convolution per layer (Hyena-2: two)",
+        "equivalent": [("fft_constant", "long_convs_per_layer")], "chosen_by": HYENA_ONE_LONG_CONV,
+        "note": "Savanna fixes the MLP width at 8/3 H rounded up to a multiple of 64 (10,944); the vocabulary "
+                "as configured; one FFT long convolution of length S per layer"},
+    "savanna-hyena-vocab512": {
+        "variant": "hyena2",
+        "switches": {**HYENA_FFT_CONVENTIONS, "mlp_width": 10944, "vocab": 512}, "reproduction": True,
+        "model": "other", "run": "tool default: no vocab_size in the config",
+        "model_note": "as savanna-hyena, with the logits of Savanna's byte-level vocabulary of 512",
+        "equivalent": [("fft_constant", "long_convs_per_layer")], "chosen_by": HYENA_ONE_LONG_CONV,
+        "note": "Savanna's default: mfu.py's VOCAB_SIZE = 512 when the config has no vocab_size"},
     "nemo-hyena": {
-        "variant": "hyena2", "switches": dict(HYENA_FFT_CONVENTIONS),
+        "variant": "hyena2", "switches": dict(HYENA_FFT_CONVENTIONS), "reproduction": True,
+        "model": "other", "run": "configured: MLP and vocabulary from FLOPSConfig",
+        "model_note": "Llama-3-8B's width, depth, MLP and vocabulary, one long convolution per layer (Hyena-2: two)",
+        "equivalent": [("fft_constant", "long_convs_per_layer")], "chosen_by": HYENA_ONE_LONG_CONV,
         "note": "NeMo's port of Savanna's count, MLP width and vocabulary as configured"},
 }
+"""Per source: the ledger variant, the switches, whether the row counts as a reproduction of a tool
+(False for a formula that restates the ledger), whether the tool ran the book's model ("book") or a
+different one ("other", model_note says how), how the tool was run (its default or configured),
+and, where the data do not identify the switches, which switch groups could be left out with the
+same figures ("equivalent") and the code that decides between them ("chosen_by")."""
 
 SWITCH_VALUES: dict[str, str] = {
     "causal_attention": "True or False: halve QK^T and AV for the causal mask",
@@ -233,6 +283,74 @@ def switched_step_flops(source: str, seq_len: int, step_tokens: int = STEP_TOKEN
     return ledger_with_switches(settings, spec["switches"])
 
 
+def reproduces(source: str, switches: dict[str, Any]) -> bool:
+    """Whether the ledger with `switches` equals every stored figure of `source` (to REPRODUCED_REL_TOL)."""
+    spec = SOURCES.get(source)
+    if spec is None:
+        raise LedgerError(f"source {source!r}: allowed are {', '.join(SOURCES)}")
+    record = load_peer(source)
+    return all(math.isclose(ledger_with_switches(Settings(variant=spec["variant"], seq_len=f["seq_len"],
+                                                          step_tokens=record["step_tokens"], shape=LLAMA3_8B),
+                                                 switches),
+                            f["step_flops"], rel_tol=REPRODUCED_REL_TOL) for f in record["figures"])
+
+
+def reproducing_omissions(source: str) -> list[tuple[str, ...]]:
+    """Every subset of `source`'s switches that reproduces its figures, given as the switches left out
+    (() is the full set). Only [()] means the row is identified: no smaller set of its switches will do."""
+    switches = SOURCES[source]["switches"] if source in SOURCES else None
+    if switches is None:
+        raise LedgerError(f"source {source!r}: allowed are {', '.join(SOURCES)}")
+    keys = sorted(switches)
+    found = []
+    for k in range(len(keys) + 1):
+        for left_out in itertools.combinations(keys, k):
+            if reproduces(source, {key: v for key, v in switches.items() if key not in left_out}):
+                found.append(left_out)
+    return found
+
+
+def ledger_hardware_flops(source: str, seq_len: int, step_tokens: int = STEP_TOKENS,
+                          attention_kernel: str | None = None) -> float:
+    """FLOPs the kernels execute in one step of the book's model for `source`'s row: its variant with
+    Llama-3-8B's shape, its recompute switch, the attention core as `attention_kernel` runs it (default:
+    Settings' default, causal FlashAttention). Set beside the row's model count (ledger_step_flops)."""
+    from .hardware import hardware_flops
+    spec = SOURCES.get(source)
+    if spec is None:
+        raise LedgerError(f"source {source!r}: allowed are {', '.join(SOURCES)}")
+    recompute = _choice(spec["switches"], "recompute", RECOMPUTE_MODES, "none")
+    kernel = {} if attention_kernel is None else {"attention_kernel": attention_kernel}
+    return hardware_flops(Settings(variant=spec["variant"], seq_len=seq_len, step_tokens=step_tokens,
+                                   shape=LLAMA3_8B, recompute=recompute, **kernel))
+
+
+def reconciliation_counts() -> dict[str, int]:
+    """The counts the chapter states: tools (repositories) run, on the transformer and on Hyena, rows,
+    tool runs counted as reproductions and how many of them reproduce, runs of the book's model or of a
+    different one, and runs whose switch set is identified (no other subset of it reproduces)."""
+    records = {source: load_peer(source) for source in SOURCES}
+    repo_variants: dict[str, set] = {}
+    for source, rec in records.items():
+        repo_variants.setdefault(rec["repository"], set()).add(SOURCES[source]["variant"])
+    runs = [s for s in SOURCES if SOURCES[s]["reproduction"]]
+    identified = [s for s in runs if reproducing_omissions(s) == [()]]
+    return {
+        "tools": len(repo_variants),
+        "tools_transformer": sum(v == {"transformer"} for v in repo_variants.values()),
+        "tools_hyena": sum(v == {"hyena2"} for v in repo_variants.values()),
+        "rows": sum(len(r["figures"]) for r in records.values()),
+        "sources": len(SOURCES),
+        "runs": len(runs),
+        "run_rows": sum(len(records[s]["figures"]) for s in runs),
+        "runs_reproduced": sum(reproduces(s, SOURCES[s]["switches"]) for s in runs),
+        "runs_book_model": sum(SOURCES[s]["model"] == "book" for s in runs),
+        "runs_other_model": sum(SOURCES[s]["model"] == "other" for s in runs),
+        "runs_identified": len(identified),
+        "runs_not_identified": len(runs) - len(identified),
+    }
+
+
 def reconcile_rows(sources: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """Every source at every stored sequence length: its own figure, the ledger's, the switches between them."""
     rows = []
@@ -244,29 +362,34 @@ def reconcile_rows(sources: Sequence[str] | None = None) -> list[dict[str, Any]]
             settings = Settings(variant=spec["variant"], seq_len=s, step_tokens=t, shape=LLAMA3_8B)
             ledger_flops = sum(i.flops for i in step_items(settings))
             switched = ledger_with_switches(settings, spec["switches"])
+            hardware = ledger_hardware_flops(source, s, t)
             rows.append({
                 "source": source, "variant": spec["variant"], "seq_len": s, "step_tokens": t,
                 "step_flops": float(fig["step_flops"]), "ledger_step_flops": float(ledger_flops),
-                "switches": dict(spec["switches"]), "ledger_with_switches_flops": float(switched),
+                "ledger_hardware_flops": float(hardware), "switches": dict(spec["switches"]), "ledger_with_switches_flops": float(switched),
                 "commit": record["commit"], "repository": record["repository"], "file": record["file"],
                 "command": fig["command"], "counts": fig["counts"],
                 "ratio_to_ledger": float(fig["step_flops"] / ledger_flops),
                 "residual": float(switched / fig["step_flops"] - 1),
                 "reproduced": math.isclose(switched, fig["step_flops"], rel_tol=REPRODUCED_REL_TOL),
+                "reproduction": spec["reproduction"], "model": spec["model"], "run": spec["run"],
+                "model_note": spec["model_note"], "equivalent": [list(e) for e in spec.get("equivalent", [])],
                 "note": spec["note"],
             })
     return rows
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:
-    """A plain-text table of the rows (step FLOPs in units of 1e15)."""
-    head = (f"{'source':34} {'variant':11} {'S':>6} {'counts':8} {'peer PFLOP':>11} {'ledger':>9} {'ratio':>7} "
-            f"{'switched':>9}  commit    switches")
+    """A plain-text table of the rows (step FLOPs in units of 1e15; model: the book's or another; hardware:
+    what the kernels run for the book's model, ledger_hardware_flops)."""
+    head = (f"{'source':34} {'variant':11} {'model':5} {'S':>6} {'counts':8} {'peer PFLOP':>11} {'ledger':>9} "
+            f"{'hardware':>9} {'ratio':>7} {'switched':>9}  commit    switches")
     lines = [head, "-" * len(head)]
     for r in rows:
         sw = ", ".join(f"{k}={v}" for k, v in r["switches"].items())
-        lines.append(f"{r['source']:34} {r['variant']:11} {r['seq_len']:>6} {r['counts']:8} "
+        lines.append(f"{r['source']:34} {r['variant']:11} {r['model']:5} {r['seq_len']:>6} {r['counts']:8} "
                      f"{r['step_flops'] / 1e15:>11.3f} {r['ledger_step_flops'] / 1e15:>9.3f} "
+                     f"{r['ledger_hardware_flops'] / 1e15:>9.3f} "
                      f"{r['ratio_to_ledger']:>7.4f} {r['ledger_with_switches_flops'] / 1e15:>9.3f}  "
                      f"{r['commit'][:8]}  {sw or '(none)'}")
     return "\n".join(lines)

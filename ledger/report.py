@@ -61,6 +61,8 @@ def results_json(base: Settings, variants: Sequence[str] = VARIANTS,
         "block": base.block,
         "hybrid_attention_fraction": base.hybrid_attention_fraction,
         "recompute": base.recompute,
+        "attention_kernel": base.attention_kernel,
+        "attention_tile": base.attention_tile,
         "mask_spectrum": base.mask_spectrum,
         "fft_length": base.fft_length,
         "optical_speedup": base.optical_speedup if math.isfinite(base.optical_speedup) else None,
@@ -98,7 +100,8 @@ def results_markdown(data: dict[str, Any]) -> str:
            f"halving {'on' if data['costs']['causal_attention'] else 'off'}. Recompute {data['recompute']}; mask "
            f"spectrum {data['mask_spectrum']}; optical speed-up "
            f"{'infinite' if data['optical_speedup'] is None else format(data['optical_speedup'], 'g')}; "
-           f"long-convolution FFT length {data['fft_length']}.", "",
+           f"long-convolution FFT length {data['fft_length']}. Attention kernel {data['attention_kernel']}"
+           f"{' (tile ' + str(data['attention_tile']) + ')' if data['attention_kernel'] == 'flash-causal' else ''}.", "",
            "## 1. Cross-check: the 6N rule", "",
            f"Matrix parameters (norms left out): {m['matrix_params']:,}. N, the parameters that multiply "
            f"activations (input embedding left out, a lookup): {m['N']:,}.", ""]
@@ -107,6 +110,16 @@ def results_markdown(data: dict[str, Any]) -> str:
                   [[f"{r['seq_len']:,}", f"{r['step_flops']:.6e}", f"{r['six_n_ratio']:.15f}"] for r in six])
     if not six:
         out.append("(the transformer was not among the variants asked for)")
+    mixed = [r for r in rows if r["variant"] in ("transformer", "hybrid")]
+    if mixed:
+        out += ["", "### Model and hardware FLOPs", "",
+                f"Model FLOPs price the full S x S attention products once (PaLM); hardware FLOPs are what the "
+                f"{data['attention_kernel']} attention kernel and recompute {data['recompute']} execute. The Hyena "
+                "long convolutions run as counted.", ""]
+        out += _table(["variant", "S", "model FLOPs", "hardware FLOPs", "hardware / model"],
+                      [[VARIANT_TITLES[r["variant"]], f"{r['seq_len']:,}",
+                        f"{r['step_flops'] - r['recompute_flops']:.4e}", f"{r['hardware_flops']:.4e}",
+                        f"{r['hardware_flops'] / (r['step_flops'] - r['recompute_flops']):.3f}"] for r in mixed])
     out += ["", "## 2. A training step", "",
             "Shares of FLOPs that are optical work (transforms and Fourier-domain products); static = transforms "
             "and weight-masked products only; data part = data-by-data products over optical work; Amdahl = "

@@ -18,6 +18,14 @@ RECOMPUTE_MODES = ("none", "full")
 FFT_LENGTHS = ("2S", "2S-1")
 """Long-convolution FFT length: 2S (the book's, a power of two when S is) or 2S-1, the shortest
 that keeps a causal product of two length-S signals free of wrap-around."""
+ATTENTION_KERNELS = ("dense", "flash", "flash-causal")
+"""How the attention core runs (ledger/hardware.py): scores materialised, FlashAttention without a
+causal mask, or FlashAttention skipping the tiles a causal mask hides. Hardware FLOPs only."""
+DEFAULT_ATTENTION_TILE = 128
+"""Query-tile rows of a causal FlashAttention kernel: FlashAttention-2's forward for head dimension 128
+on A100 and H100 uses 128 x 64 tiles, and its backward 64 x 128, which skip exactly what square
+128 x 128 tiles skip (Dao-AILab/flash-attention, csrc/flash_attn/src/flash_fwd_launch_template.h at
+01afd16d, flash_bwd_launch_template.h at 073afd59)."""
 MASK_SPECTRA = ("one-sided", "two-sided")
 """one-sided: a mask holds the n/2+1 bins of a real FFT (Hermitian symmetry). two-sided: all n bins,
 as a Fourier plane does (the symmetry saves digital work, not pixels)."""
@@ -75,6 +83,11 @@ class Settings:
     """How many times faster the optical engine runs the work it takes (inf: that work becomes free)."""
     fft_length: str = "2S"
     """Long-convolution FFT length n: "2S" or "2S-1" (the shortest without wrap-around)."""
+    attention_kernel: str = "flash-causal"
+    """The attention kernel the hardware runs: "dense", "flash" or "flash-causal" (a Llama run's: causal
+    FlashAttention). Hardware FLOPs only; the model FLOPs of the step do not depend on it."""
+    attention_tile: int = DEFAULT_ATTENTION_TILE
+    """Tile rows and columns of the flash-causal kernel (diagonal tiles computed whole)."""
 
     def __post_init__(self) -> None:
         if self.recompute not in RECOMPUTE_MODES:
@@ -82,6 +95,10 @@ class Settings:
         if self.mask_spectrum not in MASK_SPECTRA:
             raise LedgerError(f"mask_spectrum = {self.mask_spectrum!r}: must be one of {', '.join(MASK_SPECTRA)}")
         check_speedup(self.optical_speedup)
+        if self.attention_kernel not in ATTENTION_KERNELS:
+            raise LedgerError(f"attention_kernel = {self.attention_kernel!r}: must be one of "
+                              f"{', '.join(ATTENTION_KERNELS)}")
+        check_positive_int("attention_tile", self.attention_tile)
         if self.fft_length not in FFT_LENGTHS:
             raise LedgerError(f"fft_length = {self.fft_length!r}: must be one of {', '.join(FFT_LENGTHS)}")
         if self.variant not in VARIANTS:

@@ -80,6 +80,17 @@ class ModelShape:
         return self.n_layers * (self.attention_matrix_params + self.mlp_matrix_params) + heads * self.embedding_params
 
     @property
+    def norm_params(self) -> int:
+        """RMSNorm weights: two per layer and a final one, `hidden` each."""
+        return (2 * self.n_layers + 1) * self.hidden
+
+    @property
+    def total_params(self) -> int:
+        """Every parameter the model stores (and the optimizer updates): matrices, the embedding table
+        once if tied, and the norm weights. What memory counts; FLOPs count N."""
+        return self.matrix_params + self.norm_params
+
+    @property
     def N(self) -> int:
         """Parameters that multiply activations: every matrix but the input embedding (a lookup)."""
         layers = self.n_layers * (self.attention_matrix_params + self.mlp_matrix_params)
@@ -125,6 +136,21 @@ class ModelShape:
         if not isinstance(tied, bool):
             raise LedgerError(f"tie_word_embeddings = {tied!r}: must be true or false")
         return cls(**values, tied_embeddings=tied, name=name or config.get("_name_or_path", "custom"))
+
+
+def position_limits(config: Mapping[str, Any] | str | Path) -> dict[str, int | None]:
+    """The position fields of a Hugging Face config: max_position_embeddings (the longest context the
+    position encoding is set up for) and, under RoPE scaling, rope_scaling.original_max_position_embeddings
+    (the context before scaling). Neither is the length of the sequences the model was trained on."""
+    if not isinstance(config, Mapping):
+        path = Path(config)
+        try:
+            config = json.loads(path.read_text())
+        except FileNotFoundError:
+            raise LedgerError(f"config {str(path)!r}: no such file") from None
+    scaling = config.get("rope_scaling") or {}
+    return {"max_position_embeddings": config.get("max_position_embeddings"),
+            "original_max_position_embeddings": scaling.get("original_max_position_embeddings")}
 
 
 LLAMA3_8B = ModelShape()

@@ -12,6 +12,7 @@ from .costs import Costs
 from .shares import amdahl, flops_by_pass, optical, share, static
 from .layers import RECOMPUTE
 from .step import matrix_params, step_items
+from .hardware import hardware_flops_of
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,9 @@ class StepRow:
     """FLOPs of forward work run again in the backward pass (0 unless recompute = "full"); in backward_flops."""
     matrix_params: int
     """Weights the variant's matrix products use (LM head included; block-circulant ones hold 1/b)."""
+    hardware_flops: float
+    """FLOPs the hardware executes in the step: the attention kernel's (Settings.attention_kernel) and
+    any recomputation; step_flops (model FLOPs unless recompute = "full") prices the full S x S products."""
 
     def to_json(self) -> dict[str, Any]:
         row = asdict(self)
@@ -95,6 +99,7 @@ def summarize(s: Settings, items: list[LineItem]) -> StepRow:
         weight_mask_frames=masks.weight_frames, data_mask_frames=masks.data_frames,
         recompute_flops=sum(i.flops for i in items if i.phase == RECOMPUTE),
         matrix_params=matrix_params(s),
+        hardware_flops=hardware_flops_of(s, items),
     )
 
 
@@ -103,7 +108,8 @@ def step_row(settings: Settings | None = None, **overrides: Any) -> StepRow:
 
     Device figures (pixels, values_per_pixel, frame_rate, gpus, gpu_flops) and cost conventions
     (fft_constant, causal_attention, ...) may be passed by name too, as may the switches
-    recompute ("none" | "full"), mask_spectrum ("one-sided" | "two-sided") and optical_speedup.
+    recompute ("none" | "full"), attention_kernel ("dense" | "flash" | "flash-causal"),
+    attention_tile, mask_spectrum ("one-sided" | "two-sided") and optical_speedup.
     """
     return summarize(*_settings_and_items(settings, **overrides))
 

@@ -12,7 +12,7 @@ import math
 from typing import Iterable, Mapping
 
 from .errors import LedgerError
-from .layers import OPTICAL_CLASSES, STATIC_CLASSES, LineItem
+from .layers import CLASSES, OPTICAL_CLASSES, STATIC_CLASSES, LineItem
 from .shares import amdahl
 
 KERNELS = ("matmul", "fft_long", "fft_block", "block_product", "elementwise")
@@ -53,10 +53,15 @@ def check_rates(rates: Mapping[str, float]) -> dict[str, float]:
     return out
 
 
-def flops_by_kernel(items: Iterable[LineItem]) -> dict[str, float]:
+def flops_by_kernel(items: Iterable[LineItem], classes: Iterable[str] | None = None) -> dict[str, float]:
+    """FLOPs of the step per kernel kind; with `classes` (e.g. OPTICAL_CLASSES), of those line items only."""
+    keep = None if classes is None else set(classes)
+    if keep is not None and not keep <= set(CLASSES):
+        raise LedgerError(f"classes {sorted(keep - set(CLASSES))!r}: allowed are {', '.join(CLASSES)}")
     totals = dict.fromkeys(KERNELS, 0.0)
     for i in items:
-        totals[kernel_of(i)] += i.flops
+        if keep is None or i.cls in keep:
+            totals[kernel_of(i)] += i.flops
     return totals
 
 

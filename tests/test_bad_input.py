@@ -63,6 +63,8 @@ def test_bad_configs(change, words):
     ({"values_per_pixel": math.inf}, "values_per_pixel = inf"),
     ({"fft_constant": 0}, "fft_constant = 0"),
     ({"warp_speed": 9}, "unknown setting 'warp_speed'"),
+    ({"attention_kernel": "xformers"}, "attention_kernel = 'xformers': must be one of dense, flash, flash-causal"),
+    ({"attention_tile": -128}, "attention_tile = -128: must be a positive integer"),
 ])
 def test_bad_settings(kwargs, words):
     with pytest.raises(LedgerError) as err:
@@ -85,6 +87,8 @@ def run_cli(*args, cwd=None):
     (["--variant", "mamba"], "invalid choice"),
     (["--hybrid-attention-fraction", "2"], "outside 0..1"),
     (["--config", "/nonexistent/config.json"], "no such file"),
+    (["--attention-kernel", "sparse"], "invalid choice: 'sparse' (choose from 'dense', 'flash', 'flash-causal')"),
+    (["--attention-tile", "0"], "not positive"),
 ])
 def test_cli_bad_input_is_one_line_exit_2(args, words, tmp_path):
     result = run_cli(*args, "--json", cwd=tmp_path)

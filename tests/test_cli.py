@@ -7,7 +7,7 @@ import pytest
 
 ROW_KEYS = {"variant", "seq_len", "sequences", "forward_flops", "backward_flops", "flops_by_class",
             "forward_share", "backward_share", "step_share", "static_share", "data_part", "amdahl",
-            "amdahl_static", "weight_mask_s", "data_mask_s", "digital_step_s"}
+            "amdahl_static", "weight_mask_s", "data_mask_s", "digital_step_s", "hardware_flops"}
 CLASSES = {"transform", "weight_product", "data_product", "digital"}
 
 
@@ -58,3 +58,28 @@ def test_writes_report(tmp_path):
         assert heading in md
     assert "| 14.18% | 11.16% | 12.19% | 9.66% | 20.73% | 1.139x | 1.107x |" in md
     assert json.loads((tmp_path / "results.json").read_text())["rows"]
+
+
+def test_attention_kernel_flag_moves_hardware_flops_only():
+    rows = {}
+    for kernel in ("dense", "flash", "flash-causal"):
+        out = json.loads(run("--json", "--variant", "transformer", "--variant", "hyena2", "--seq-len", "32768",
+                             "--attention-kernel", kernel).stdout)
+        assert out["attention_kernel"] == kernel and out["attention_tile"] == 128
+        rows[kernel] = {r["variant"]: r for r in out["rows"]}
+    tf = {k: r["transformer"] for k, r in rows.items()}
+    assert len({r["step_flops"] for r in tf.values()}) == 1  # model FLOPs do not follow the kernel
+    assert tf["dense"]["hardware_flops"] == tf["dense"]["step_flops"]
+    assert f"{tf['flash-causal']['hardware_flops'] / tf['dense']['step_flops'] - 1:.3f}" == "-0.221"
+    assert f"{tf['flash']['hardware_flops'] / tf['dense']['step_flops'] - 1:.4f}" == "0.0890"
+    assert {r["hyena2"]["hardware_flops"] for r in rows.values()} == {rows["dense"]["hyena2"]["step_flops"]}
+    tiled = json.loads(run("--json", "--variant", "transformer", "--seq-len", "32768", "--attention-tile", "64").stdout)
+    assert tiled["rows"][0]["hardware_flops"] < tf["flash-causal"]["hardware_flops"]
+
+
+def test_report_sets_model_beside_hardware(tmp_path):
+    run("--out-dir", str(tmp_path), "--variant", "transformer", "--variant", "hyena2", "--seq-len", "32768")
+    md = (tmp_path / "results.md").read_text()
+    assert "### Model and hardware FLOPs" in md and "Attention kernel flash-causal (tile 128)." in md
+    assert "| Transformer (Llama-3-8B) | 32,768 | 1.0126e+17 | 7.8864e+16 | 0.779 |" in md
+    assert "| Hyena-2 | 32,768 |" not in md.split("### Model and hardware FLOPs")[1].split("## 2.")[0]

@@ -70,7 +70,9 @@ def random_points(n: int, seed: int = 20261130) -> list[dict]:
         if i % 3 == 0:  # the switches of issue 8 now and then
             p.update(recompute=rng.choice(["none", "full"]), mask_spectrum=rng.choice(["one-sided", "two-sided"]),
                      optical_speedup=rng.choice([1, 2.5, 10, 1000, 10 ** rng.uniform(-1, 6)]),
-                     fft_length=rng.choice(["2S", "2S-1"]))
+                     fft_length=rng.choice(["2S", "2S-1"]),
+                     attention_kernel=rng.choice(ledger.ATTENTION_KERNELS),
+                     attention_tile=rng.choice([1, 64, 128, 100, 4096]))
         if i % 5 == 0:  # other cost conventions now and then
             p.update(fft_constant=rng.choice([2.5, 5.0, rng.uniform(1, 6)]),
                      complex_mul_flops=rng.choice([6.0, 4.0, 8.0]),
@@ -120,6 +122,9 @@ BAD = [
     {"optical_speedup": float("nan")},
     {"optical_speedup": float("-inf")},
     {"optical_speedup": "10"},
+    {"attention_kernel": "sparse"},
+    {"attention_tile": 0},
+    {"attention_tile": 64.5},
 ]
 
 

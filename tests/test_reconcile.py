@@ -5,6 +5,7 @@ commit and command stored beside it); nothing restates a peer's formula. The led
 row's named switches thrown, must equal each stored figure, and no switch may differ between
 sequence lengths.
 """
+import itertools
 import json
 import math
 import re
@@ -14,7 +15,8 @@ import pytest
 
 from ledger import LLAMA3_8B, LedgerError, Settings, step_items, summarize
 from ledger.reconcile import (SOURCES, SWITCH_KEYS, format_table, ledger_with_switches, main, peer_figure,
-                              reconcile_rows, switched_items, switched_step_flops)
+                              reconcile_rows, reproduces, reproducing_omissions, switched_items,
+                              switched_step_flops)
 
 PEERS = Path(__file__).resolve().parent.parent / "data" / "peers"
 STORED = {p.stem: json.loads(p.read_text()) for p in PEERS.glob("*.json")}
@@ -69,15 +71,51 @@ def test_switches_are_the_same_at_every_length(source):
         assert not isinstance(v, float) or v.is_integer(), "a convention, not a fitted fraction"
 
 
-@pytest.mark.parametrize("source", sorted(s for s in SOURCES if SOURCES[s]["switches"]))
-def test_every_switch_is_needed(source):
-    """Leave any one switch out and the figure is no longer reproduced: none is decoration."""
-    switches = SOURCES[source]["switches"]
-    fig = stored(source, 4096)["step_flops"]
-    settings = Settings(variant=SOURCES[source]["variant"], seq_len=4096, step_tokens=T)
-    for key in switches:
-        fewer = {k: v for k, v in switches.items() if k != key}
-        assert not math.isclose(ledger_with_switches(settings, fewer), fig, rel_tol=1e-9), (source, key)
+def _subset_reproduces(source, kept):
+    """The ledger with only the `kept` switches of `source` against both stored figures (test's own loop)."""
+    switches = {k: v for k, v in SOURCES[source]["switches"].items() if k in kept}
+    return all(math.isclose(ledger_with_switches(Settings(variant=SOURCES[source]["variant"], seq_len=s, step_tokens=T),
+                                                 switches), stored(source, s)["step_flops"], rel_tol=1e-9)
+               for s in (2048, 4096))
+
+
+@pytest.mark.parametrize("source", sorted(SOURCES))
+def test_every_subset_of_the_switches(source):
+    """Among ALL subsets of a row's switches, exactly the full set reproduces it, or the subsets that also
+    do are declared (spec["equivalent"], the switches they leave out) with the code that decides (chosen_by).
+    One-at-a-time removal would miss a pair that can go together, as the Hyena rows' pair does."""
+    matching = _matching_omissions(source)
+    declared = {frozenset()} | {frozenset(e) for e in SOURCES[source].get("equivalent", [])}
+    assert matching == declared, (source, sorted(map(sorted, matching)))
+    assert {frozenset(e) for e in reproducing_omissions(source)} == matching
+    if SOURCES[source].get("equivalent"):
+        assert "at " in SOURCES[source]["chosen_by"] and ".py" in SOURCES[source]["chosen_by"], "cites file and commit"
+
+
+def _matching_omissions(source):
+    keys = sorted(SOURCES[source]["switches"])
+    return {frozenset(keys) - frozenset(kept) for n in range(len(keys) + 1)
+            for kept in itertools.combinations(keys, n) if _subset_reproduces(source, kept)}
+
+
+def test_hyena_pair_is_not_identified_by_the_data():
+    """fft_constant = 5 with one long convolution, or the ledger's 2.5 with two: the same figures for both
+    Hyena tools. The code (one fftconv_func per layer) decides for the first."""
+    for source in ("savanna-hyena", "savanna-hyena-vocab512", "nemo-hyena"):
+        switches = SOURCES[source]["switches"]
+        assert (switches["fft_constant"], switches["long_convs_per_layer"]) == (5.0, 1)
+        ledger_defaults = dict(switches, fft_constant=2.5, long_convs_per_layer=2)
+        assert reproduces(source, switches) and reproduces(source, ledger_defaults)
+        assert not reproduces(source, dict(switches, long_convs_per_layer=2))
+
+
+def test_subset_search_catches_a_non_identified_set(monkeypatch):
+    """A row given a switch that changes nothing (the ledger's own default, named) is caught: leaving it out
+    also reproduces, so the matching subsets are more than the declared full set."""
+    spec = dict(SOURCES["megatron-2025"], switches={"causal_attention": True, "params_counted": "matmuls"})
+    monkeypatch.setitem(SOURCES, "megatron-2025", spec)
+    assert _matching_omissions("megatron-2025") == {frozenset(), frozenset({"params_counted"})}
+    assert reproducing_omissions("megatron-2025") == [(), ("params_counted",)]
 
 
 def test_counts_model_except_checkpointing():
@@ -86,16 +124,23 @@ def test_counts_model_except_checkpointing():
 
 
 def test_unswitched_rows_are_the_ledger():
-    """PaLM with the ledger's N and Megatron's 2024 closed form need no switch at all."""
-    for source in ("palm-nanogpt", "megatron-2024"):
+    """PaLM with the ledger's N and Megatron's closed form before causal halving need no switch at all."""
+    for source in ("palm-nanogpt", "megatron-full-attention"):
         for s in (2048, 4096):
             assert math.isclose(stored(source, s)["step_flops"], ROWS[(source, s)]["ledger_step_flops"],
                                 rel_tol=1e-12)
 
 
-def test_megatron_2025_at_4096_is_megatron_2024_at_2048():
+def test_megatron_2025_at_4096_is_megatron_full_attention_at_2048():
     """Halving attention at 4,096 tokens gives exactly the unhalved count at 2,048 (attention is linear in S)."""
-    assert stored("megatron-2025", 4096)["step_flops"] == stored("megatron-2024", 2048)["step_flops"]
+    assert stored("megatron-2025", 4096)["step_flops"] == stored("megatron-full-attention", 2048)["step_flops"]
+
+
+def test_megatron_rows_are_2025_commits():
+    """Both Megatron-LM commits are of March 2025: no row id may say 2024 (8873b55d and its parent)."""
+    assert not any("2024" in source for source in SOURCES)
+    assert "3 March 2025" in SOURCES["megatron-full-attention"]["note"]
+    assert STORED["megatron-full-attention"]["commit"].startswith("fdfcef87")
 
 
 def test_cookbook_lm_head_is_forward_only():
@@ -147,11 +192,58 @@ def test_savanna_parts_match_the_switched_ledger():
 
 
 def test_hyena_counters_differ_only_in_mlp_width_and_vocabulary():
-    """NeMo's port and Savanna share every FFT convention; the gap between them is the MLP and the head."""
+    """NeMo's port and Savanna share every FFT convention; configured with the book's vocabulary, Savanna
+    differs from NeMo by its fixed MLP alone; its default adds the 512-word head."""
+    nemo, sav = SOURCES["nemo-hyena"]["switches"], SOURCES["savanna-hyena"]["switches"]
+    sav512 = SOURCES["savanna-hyena-vocab512"]["switches"]
+    assert {k: v for k, v in sav.items() if k != "mlp_width"} == nemo
+    assert {k: v for k, v in sav512.items() if k != "vocab"} == sav and sav512["vocab"] == 512
     for s in (2048, 4096):
-        nemo, sav = SOURCES["nemo-hyena"]["switches"], SOURCES["savanna-hyena"]["switches"]
-        assert {k: v for k, v in sav.items() if k not in ("mlp_width", "vocab")} == nemo
-        assert stored("nemo-hyena", s)["step_flops"] > stored("savanna-hyena", s)["step_flops"]
+        assert (stored("nemo-hyena", s)["step_flops"] > stored("savanna-hyena", s)["step_flops"]
+                > stored("savanna-hyena-vocab512", s)["step_flops"])
+
+
+def test_savanna_configured_and_default_runs():
+    """Only the logits differ between the two Savanna runs, in the ratio of the vocabularies, and only the
+    configured run passes vocab_size."""
+    for s in (2048, 4096):
+        conf, default = stored("savanna-hyena", s), stored("savanna-hyena-vocab512", s)
+        assert "vocab_size=128256" in conf["command"] and "vocab_size" not in default["command"]
+        assert conf["parts"]["logits_flops"] * 512 == default["parts"]["logits_flops"] * LLAMA3_8B.vocab
+        assert {k: v for k, v in conf["parts"].items() if k != "logits_flops"} == \
+            {k: v for k, v in default["parts"].items() if k != "logits_flops"}
+    assert STORED["savanna-hyena"]["commit"] == STORED["savanna-hyena-vocab512"]["commit"]
+
+
+def test_cookbook_api_mlp_is_the_books():
+    """The API run (ffn_expansion_factor = 3.5) counts the ledger's own 14,336-wide MLP; the CLI row's 16,384."""
+    items = switched_items(Settings(variant="transformer", seq_len=4096), {})
+    assert LLAMA3_8B.intermediate == 14336
+    mlp = sum(i.flops for i in items if i.layer == "mlp")
+    api = stored("eleutherai-cookbook-api-ff3.5", 4096)
+    assert api["parts"]["FFN FLOPs"] == mlp
+    assert "ffn_expansion_factor = 3.5" in api["command"] and "--ffn-hidden-size" not in api["command"]
+    cli = stored("eleutherai-cookbook", 4096)["parts"]
+    assert {k: v for k, v in api["parts"].items() if k != "FFN FLOPs"} == {k: v for k, v in cli.items() if k != "FFN FLOPs"}
+    assert STORED["eleutherai-cookbook-api-ff3.5"]["commit"] == STORED["eleutherai-cookbook"]["commit"]
+
+
+@pytest.mark.parametrize("source", sorted(SOURCES))
+def test_each_row_says_which_model_it_describes(source):
+    """A row describes the book's model exactly when no switch changes the model: its shape (MLP width,
+    vocabulary) or the long convolutions per layer; otherwise model_note says how it differs."""
+    spec = SOURCES[source]
+    assert spec["model"] in ("book", "other") and spec["model_note"] and spec["run"]
+    model_switches = {"mlp_width", "vocab", "long_convs_per_layer"} & set(spec["switches"])
+    assert (spec["model"] == "book") == (not model_switches), (source, model_switches)
+
+
+def test_the_palm_row_with_the_ledgers_n_is_no_reproduction():
+    """PaLM's formula with the ledger's N restates the ledger: it needs no switch and is not counted as a
+    tool reproduced; every other row is."""
+    assert [s for s in SOURCES if not SOURCES[s]["reproduction"]] == ["palm-nanogpt"]
+    assert SOURCES["palm-nanogpt"]["switches"] == {}
+    assert SOURCES["palm-nanogpt-total-param-count"]["reproduction"]
 
 
 def test_peer_figure_refuses_an_unrun_length():
@@ -164,7 +256,7 @@ def test_peer_figure_refuses_an_unrun_length():
 
 def test_switched_counts_extend_to_any_length():
     """The switched ledger is defined at lengths the peers were not run at (for figures), and grows with S."""
-    assert switched_step_flops("megatron-2025", 8192) < switched_step_flops("megatron-2024", 8192)
+    assert switched_step_flops("megatron-2025", 8192) < switched_step_flops("megatron-full-attention", 8192)
     assert switched_step_flops("savanna-hyena", 16384) > switched_step_flops("savanna-hyena", 4096)
 
 
@@ -194,6 +286,7 @@ def test_main_json_and_table(capsys):
     assert main([]) == 0
     out = capsys.readouterr().out
     assert "megatron-2025" in out and "nemo-hyena" in out and "hardware" in out
+    assert all(r["model"] in ("book", "other") and "reproduction" in r for r in rows)
     assert format_table(reconcile_rows(["torchtitan"])).count("\n") == 3
 
 
@@ -204,3 +297,36 @@ def test_megatron_padded_vocab():
     assert megatron_padded_vocab(128256, 8) == 129024
     with pytest.raises(LedgerError, match="tensor_parallel = 0"):
         megatron_padded_vocab(128256, 0)
+
+
+def test_ledger_hardware_column():
+    """The hardware column: the book's model as the kernels run it, with the row's recomputation. A dense
+    kernel runs exactly the model count; causal FlashAttention less at the stored lengths; Hyena unchanged."""
+    from ledger.reconcile import ledger_hardware_flops
+    for s in (2048, 4096):
+        model = ROWS[("torchtitan", s)]["ledger_step_flops"]
+        assert math.isclose(ledger_hardware_flops("torchtitan", s, attention_kernel="dense"), model, rel_tol=1e-12)
+        assert ROWS[("torchtitan", s)]["ledger_hardware_flops"] < model
+        assert ROWS[("savanna-hyena", s)]["ledger_hardware_flops"] == ROWS[("savanna-hyena", s)]["ledger_step_flops"]
+        # checkpointing: the dense kernel with full recompute is the core ledger's recompute="full" step
+        full = sum(i.flops for i in step_items(Settings(variant="transformer", seq_len=s, recompute="full")))
+        assert math.isclose(ledger_hardware_flops("eleutherai-cookbook-checkpointing", s, attention_kernel="dense"),
+                            full, rel_tol=1e-12)
+    with pytest.raises(LedgerError, match="source 'gpt-4'"):
+        ledger_hardware_flops("gpt-4", 4096)
+
+
+def test_reconciliation_counts_come_from_the_data():
+    """The chapter's counts, recounted here from the stored JSON and SOURCES."""
+    from ledger.reconcile import reconciliation_counts
+    c = reconciliation_counts()
+    repos = {}
+    for source, rec in STORED.items():
+        repos.setdefault(rec["repository"], set()).add(SOURCES[source]["variant"])
+    runs = [s for s in SOURCES if SOURCES[s]["reproduction"]]
+    assert c["tools"] == len(repos) == 6
+    assert (c["tools_transformer"], c["tools_hyena"]) == (4, 2), "two of the tools ran a Hyena model"
+    assert c["rows"] == sum(len(r["figures"]) for r in STORED.values())
+    assert c["runs"] == len(runs) == len(SOURCES) - 1 and c["runs_reproduced"] == c["runs"]
+    assert c["runs_book_model"] + c["runs_other_model"] == c["runs"]
+    assert c["runs_not_identified"] == sum(bool(SOURCES[s].get("equivalent")) for s in runs) == 3

@@ -52,24 +52,73 @@ def test_bad_rates_refused():
         time_shares(items, dict(EQUAL, matmul=0))
 
 
-def test_measure_quick_runs():
+def _measure_module():
     path = Path(__file__).resolve().parent.parent / "benchmarks" / "measure.py"
     spec = importlib.util.spec_from_file_location("measure", path)
     measure = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(measure)
-    m = measure.measure(quick=True, repeats=1)
+    return measure
+
+
+MEASURE = _measure_module()
+QUICK = MEASURE.measure(quick=True, repeats=1, operand_mib=4)
+"""One small run for the shape checks below (no timing is asserted: measured values vary)."""
+
+
+def test_measure_quick_runs():
+    m = QUICK
     assert set(m["rates"]) == set(KERNELS)
     assert all(r > 0 for r in m["rates"].values())
     assert set(m["variants"]) == {"hyena2", "hyena2_circulant", "hybrid"}
-    assert "cpu" in m["machine"] and "blas" in m["machine"]
-    assert "time share" in measure.report(m)
+    assert "cpu" in m["machine"] and "blas" in m["machine"] and "last_level_cache_mib" in m["machine"]
+    assert "time share" in MEASURE.report(m) and "threads: BLAS 1" in MEASURE.report(m)
 
 
 def test_measure_returns_plain_floats():
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "measure.py"
-    spec = importlib.util.spec_from_file_location("measure", path)
-    measure = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(measure)
-    m = measure.measure(quick=True, repeats=1)
+    m = QUICK
     assert all(type(r) is float for r in m["rates"].values())
     assert all(type(v) is float for t in m["variants"].values() for v in t.values())
+    assert all(type(v) is float for k in m["kernels"].values() for key, v in k.items() if key != "shape")
+
+
+def test_like_with_like_one_thread_each():
+    """numpy's FFT and elementwise products run on one thread, so the BLAS kernels are timed on one thread
+    too; the previous thread count is restored afterwards."""
+    before = MEASURE.blas_threads()
+    assert before is not None, "numpy's OpenBLAS must be found to limit its threads"
+    with MEASURE.limited_blas_threads(1):
+        assert MEASURE.blas_threads() == 1
+    assert MEASURE.blas_threads() == before
+    assert QUICK["machine"]["blas_threads"] == 1 and QUICK["machine"]["threads_matched"] is True
+
+
+def test_operands_are_sized_and_bytes_counted():
+    """Each kernel's largest operand is about operand_mib; bytes moved cover its operands and result, and
+    the memory roof is FLOPs per byte times the measured copy bandwidth."""
+    big = MEASURE.kernels(operand_mib=64)
+    assert "2048 channels" in big["fft_long"]["shape"] and "65536 blocks" in big["fft_block"]["shape"]
+    assert big["fft_long"]["bytes"] == 2 * 2048 * 8192 * 4 + 2 * 2048 * 4097 * 8
+    assert big["elementwise"]["bytes"] == 3 * 2047 * 4097 * 8
+    for name, k in QUICK["kernels"].items():
+        assert math.isclose(k["memory_roof_flops_per_s"], k["flops"] / k["bytes"] * QUICK["copy_bytes_per_s"])
+        assert math.isclose(k["fraction_of_memory_roof"], k["flops_per_s"] / k["memory_roof_flops_per_s"]), name
+
+
+def test_measure_cli_refuses_bad_sizes(capsys):
+    assert MEASURE.main(["--operand-mib", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "measure.py: error: --operand-mib 0: must be above 0 and at most 4096"
+    assert MEASURE.main(["--repeats", "0"]) == 2
+    assert "--repeats 0: must be a positive integer" in capsys.readouterr().err
+
+
+def test_optical_flops_by_kernel():
+    """The block-circulant variant's optical FLOPs at S = 4,096 are mostly block products, not FFTs."""
+    from ledger.layers import OPTICAL_CLASSES
+    items = ledger.step_items(ledger.Settings(variant="hyena2_circulant", seq_len=4096))
+    optical = flops_by_kernel(items, OPTICAL_CLASSES)
+    assert math.isclose(sum(optical.values()), sum(i.flops for i in items if i.cls in OPTICAL_CLASSES))
+    assert optical["matmul"] == 0
+    assert optical["block_product"] > optical["fft_long"] + optical["fft_block"]
+    with pytest.raises(LedgerError, match="classes \\['optics'\\]"):
+        flops_by_kernel(items, ["optics"])

@@ -48,7 +48,71 @@ def test_flash_attention_backward_is_two_and_a_half_forwards():
 
 def test_data_parallel_bytes():
     assert article.data_parallel_bytes(1000, 1) == 0
-    assert article.data_parallel_bytes(1000, 4) == 2 * 0.75 * 1000 * 2
+    # fp32 gradients reduce-scattered (4 bytes), bf16 weights all-gathered (2 bytes): 3/4 of each per device
+    assert article.data_parallel_bytes(1000, 4) == 0.75 * 1000 * 4 + 0.75 * 1000 * 2
+    assert article.data_parallel_bytes(1000, 4, gradient_bytes=2) == 2 * 0.75 * 1000 * 2
+    with pytest.raises(LedgerError, match="gradient_bytes = 0"):
+        article.data_parallel_bytes(1000, 4, gradient_bytes=0)
+
+
+def test_llama_gradient_traffic_in_fp32_and_bf16():
+    """Issue 17, finding 8: with every parameter, bf16 traffic is 31.6 GB per device on 64 devices,
+    fp32 gradients make it 47.4 GB, 0.95 s on a 50 GB/s link."""
+    n = LLAMA3_8B.total_params
+    assert f"{article.data_parallel_bytes(n, 64, gradient_bytes=2) / 1e9:.1f}" == "31.6"
+    fp32 = article.data_parallel_bytes(n, 64)
+    assert f"{fp32 / 1e9:.1f}" == "47.4" and f"{fp32 / 50e9:.2f}" == "0.95"
+
+
+def test_every_parameter_in_memory():
+    """The optimizer's memory counts every parameter (norms and the input table included), not N."""
+    assert LLAMA3_8B.norm_params == (2 * 32 + 1) * 4096
+    assert LLAMA3_8B.total_params == 8_030_261_248  # Llama-3-8B's published count
+    assert LLAMA3_8B.total_params - LLAMA3_8B.N == LLAMA3_8B.embedding_params + LLAMA3_8B.norm_params
+    assert f"{article.optimizer_bytes(LLAMA3_8B.total_params) / 1e9:.1f}" == "160.6"
+    assert f"{article.optimizer_bytes(LLAMA3_8B.total_params) / 64 / 1e9:.2f}" == "2.51"
+    tied = ledger.ModelShape(tied_embeddings=True)
+    assert tied.total_params == LLAMA3_8B.total_params - LLAMA3_8B.embedding_params
+
+
+def test_tensor_parallel_allreduce_against_a_hand_count():
+    """Four ring all-reduces of tokens x H bf16 values per layer against 6 x tokens x layer weights / t."""
+    tokens, t, rate, link = 4096, 8, 400e12, 450e9
+    out = article.tensor_parallel_allreduce(tokens, LLAMA3_8B, t, rate, link)
+    layer = 2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336  # q and o, k and v, the three MLP matrices
+    assert out["comm_s"] == pytest.approx(4 * 2 * 7 / 8 * tokens * 4096 * 2 / link, rel=1e-12)
+    assert out["matmul_s"] == pytest.approx(6 * tokens * layer / t / rate, rel=1e-12)
+    assert article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 1, rate, link)["ratio"] == 0
+    # the ratio does not depend on the micro-batch, and grows with t
+    assert article.tensor_parallel_allreduce(2 * tokens, LLAMA3_8B, t, rate, link)["ratio"] == pytest.approx(out["ratio"])
+    assert article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 16, rate, link)["ratio"] > out["ratio"]
+    with pytest.raises(LedgerError, match="degree = 2.5"):
+        article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 2.5, rate, link)
+
+
+def test_fused_qkv_and_kv_heads():
+    assert article.fused_qkv_columns(LLAMA3_8B) == 4096 + 2 * 1024 == 6144
+    assert article.whole_kv_heads_up_to(LLAMA3_8B) == 8
+    # the fused projection falls below the ridge only at t = 32, past the 8 whole key/value heads
+    assert article.tensor_parallel_ridge_degree(4096, 4096, 6144, PEAK, BW) == 32
+
+
+def test_weight_quantisation_raises_decode_intensity():
+    bf16 = article.weight_quantised_intensity(1, 4096, 14336, 2)
+    assert bf16 == pytest.approx(article.arithmetic_intensity(1, 4096, 14336, 2), rel=1e-12)
+    int4 = article.weight_quantised_intensity(1, 4096, 14336, 0.5)
+    assert 3.9 < int4 / bf16 < 4.0  # the activations stay in bf16
+    with pytest.raises(LedgerError, match="weight_bytes = 0"):
+        article.weight_quantised_intensity(1, 4096, 14336, 0)
+
+
+def test_llama3_405b_layouts_multiply_out():
+    for layout in article.LLAMA3_405B_LAYOUTS:
+        assert article.replica_gpus(layout["tp"], layout["cp"], layout["pp"]) * layout["dp"] == layout["gpus"]
+        assert article.layout_sequences(layout) * layout["seq_len"] == 2 ** 24  # the paper's "16M" tokens
+    assert article.layout_sequences(article.LLAMA3_405B_LAYOUTS[1]) == 2048
+    with pytest.raises(LedgerError, match="pp = 0"):
+        article.replica_gpus(8, 1, 0)
 
 
 def test_chinchilla_refit_is_near_twenty_tokens_per_parameter():

@@ -29,6 +29,7 @@
   var MASK_SPECTRA = ["one-sided", "two-sided"];
   // Long-convolution FFT length: 2S, or 2S-1, the shortest with no wrap-around in a causal product.
   var FFT_LENGTHS = ["2S", "2S-1"];
+  var ATTENTION_KERNELS = ["dense", "flash", "flash-causal"];
   // The layers inside a block: what full recomputation runs again (not the embedding, not the LM head).
   var BLOCK_LAYERS = ["attention", "hyena", "mlp"];
   var CLASSES = ["transform", "weight_product", "data_product", "digital"];
@@ -58,7 +59,9 @@
     causal_attention: false,
     // Switches (ledger/settings.py): activation recomputation, the spectrum a mask holds, and the
     // optical engine's speed-up on the work it takes (Infinity: that work becomes free).
-    recompute: "none", mask_spectrum: "one-sided", optical_speedup: Infinity, fft_length: "2S"
+    recompute: "none", mask_spectrum: "one-sided", optical_speedup: Infinity, fft_length: "2S",
+    // The attention kernel the hardware runs (ledger/hardware.py): hardware FLOPs only.
+    attention_kernel: "flash-causal", attention_tile: 128
   };
   // The page opens on the block-circulant row of the training-step table.
   var PAGE_DEFAULTS = Object.assign({}, DEFAULTS, { variant: "hyena2_circulant" });
@@ -66,7 +69,8 @@
   var COST_FIELDS = ["fft_constant", "complex_mul_flops", "complex_add_flops", "flops_per_mac",
                      "causal_attention"];
   var SETTINGS_FIELDS = ["variant", "seq_len", "step_tokens", "block", "hybrid_attention_fraction",
-                         "recompute", "mask_spectrum", "optical_speedup", "fft_length"];
+                         "recompute", "mask_spectrum", "optical_speedup", "fft_length",
+                         "attention_kernel", "attention_tile"];
 
   /** The one error the module throws for bad input (Python: ledger.LedgerError). */
   function LedgerError(message, param) {
@@ -157,6 +161,11 @@
                         MASK_SPECTRA.join(", "), "mask_spectrum");
     }
     checkSpeedup(s.optical_speedup);
+    if (ATTENTION_KERNELS.indexOf(s.attention_kernel) < 0) {
+      throw LedgerError("attention_kernel = " + repr(s.attention_kernel) + ": must be one of " +
+                        ATTENTION_KERNELS.join(", "), "attention_kernel");
+    }
+    checkPositiveInt("attention_tile", s.attention_tile);
     if (FFT_LENGTHS.indexOf(s.fft_length) < 0) {
       throw LedgerError("fft_length = " + repr(s.fft_length) + ": must be one of " + FFT_LENGTHS.join(", "),
                         "fft_length");
@@ -461,6 +470,35 @@
              weight_mask_s: wf / s.frame_rate, data_mask_s: df / s.frame_rate };
   }
 
+  // ---- Hardware FLOPs (ledger/hardware.py) ----
+
+  /** Score entries a causal kernel with square tiles computes per head and sequence (diagonal tiles whole). */
+  function causalScoreEntries(seq, tile) {
+    var total = 0;
+    for (var start = 0; start < seq; start += tile) {
+      var end = Math.min(start + tile, seq);
+      total += (end - start) * end;
+    }
+    return total;
+  }
+
+  /**
+   * FLOPs the hardware executes: the step's items with the attention core replaced by the kernel's
+   * (forward QK^T and AV, again if recompute is full, QK^T again in a flash backward, dX twice each).
+   */
+  function hardwareFlops(s, items) {
+    var rest = 0;
+    items.forEach(function (it) {
+      if (!(it.layer === "attention" && it.op.indexOf("attention:") === 0)) rest += it.flops;
+    });
+    if (!s.attention_layers) return rest;
+    var seq = s.seq_len, frac = 1.0;
+    if (s.attention_kernel === "flash-causal") frac = causalScoreEntries(seq, s.attention_tile) / (seq * seq);
+    var one = s.sequences * s.attention_layers * frac * matmul(s, seq, s.shape.hidden, seq);
+    var products = 2 + (s.recompute === "full" ? 2 : 0) + (s.attention_kernel !== "dense" ? 1 : 0) + 4;
+    return rest + products * one;
+  }
+
   /** The 6N rule plus attention for a step: 6*N*T + 12*L*S*H*T (the transformer's closed form). */
   function sixNFlops(s) {
     var sh = s.shape, kvDim = sh.n_kv_heads * (sh.hidden / sh.n_heads);
@@ -505,6 +543,7 @@
       recompute_flops: byPhase[RECOMPUTE].transform + byPhase[RECOMPUTE].weight_product +
         byPhase[RECOMPUTE].data_product + byPhase[RECOMPUTE].digital,
       matrix_params: matrixParams(s),
+      hardware_flops: hardwareFlops(s, items),
       // extras, not in StepRow
       flops_by_phase: byPhase,
       weight_mask_values: masks.weight_values, data_mask_values: masks.data_values,
@@ -516,7 +555,7 @@
 
   var api = {
     VARIANTS: VARIANTS, PHASES: PHASES, ALL_PHASES: ALL_PHASES, RECOMPUTE_MODES: RECOMPUTE_MODES,
-    MASK_SPECTRA: MASK_SPECTRA, FFT_LENGTHS: FFT_LENGTHS, CLASSES: CLASSES, OPTICAL_CLASSES: OPTICAL_CLASSES,
+    MASK_SPECTRA: MASK_SPECTRA, FFT_LENGTHS: FFT_LENGTHS, ATTENTION_KERNELS: ATTENTION_KERNELS, CLASSES: CLASSES, OPTICAL_CLASSES: OPTICAL_CLASSES,
     STATIC_CLASSES: STATIC_CLASSES, LLAMA3_8B: LLAMA3_8B, DEFAULTS: DEFAULTS,
     PAGE_DEFAULTS: PAGE_DEFAULTS,
     TRAINED_CONTEXT: TRAINED_CONTEXT,

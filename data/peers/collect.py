@@ -7,7 +7,11 @@ project, from the blob at the pinned commit. No peer code is copied into this re
 How each tool is run (also stored, per figure, in each JSON's `command` and `method`):
 - cookbook: the script file itself, imported from the blob and called as its CLI
   (`config_parser().parse_args(argv)`, `calc_flops(args)`); its `convert_flops` pretty-printer,
-  which rounds to two digits, is replaced by `repr` so the printed totals are exact.
+  which rounds to two digits, is replaced by `repr` so the printed totals are exact. The API row
+  (eleutherai-cookbook-api-ff3.5) sets `args.ffn_expansion_factor = 3.5` after parsing, which the
+  CLI cannot (`-ff` is an int, `--ffn-hidden-size` is not read): Llama-3-8B's MLP of 14,336.
+- savanna: run twice, with the config's vocab_size = 128,256 (savanna-hyena, Llama-3-8B's
+  vocabulary) and without it (savanna-hyena-vocab512, mfu.py's default of 512).
 - savanna / nemo: the whole module executed from the blob; imports of torch and of the
   framework's config classes are satisfied by stand-ins (the FLOP functions use neither);
   NeMo's own HyenaConfig and FLOPSConfig modules are executed from their blobs.
@@ -69,36 +73,60 @@ def record(out: Path, source: str, repo: str, commit: str, path: str, method: st
 
 # --- EleutherAI cookbook -------------------------------------------------------------------------
 
+COOKBOOK_API_FF = 3.5
+"""Llama-3-8B's MLP as the cookbook's expansion factor: 14,336 = 3.5 x 4,096 (the CLI's -ff takes integers)."""
+
+
+def _cookbook_run(mod: types.ModuleType, argv: list[str], ff: float | None) -> tuple[float, dict]:
+    """calc_flops on the parsed argv (ffn_expansion_factor set to `ff` after parsing if given): total and parts."""
+    args = mod.config_parser().parse_args(argv)
+    if ff is not None:
+        args.ffn_expansion_factor = ff
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        mod.calc_flops(args)
+    text = buf.getvalue()
+    total = next(line for line in text.splitlines() if line.startswith("Total FLOPs"))
+    parts = {line.split(":")[0]: float(line.split(": ")[1]) for line in text.splitlines()
+             if line.endswith(tuple("0123456789.")) and "FLOPs:" in line}
+    return float(total.split(": ")[1]), parts
+
+
 def cookbook(mirror: Path, out: Path) -> None:
     repo, path = "EleutherAI/cookbook", "calc/calc_transformer_flops.py"
     commit = head(mirror, repo)
     code = blob(mirror, repo, commit, path)
-    for name, ckpt in (("eleutherai-cookbook", False), ("eleutherai-cookbook-checkpointing", True)):
+    cli_method = ("the script's own argparse and calc_flops, run from the blob at the commit; convert_flops "
+                  "(two-digit pretty-printer) replaced by repr so the printed totals are exact. "
+                  "--ffn-hidden-size is accepted but not used by calc_flops (the MLP stays -ff 4 x hidden); "
+                  "-ff takes integers only, so 14,336 = 3.5 x 4,096 cannot be given.")
+    api_method = ("the script's own calc_flops called from Python (its API) on the namespace its config_parser "
+                  f"returns for the CLI flags, with args.ffn_expansion_factor = {COOKBOOK_API_FF} set after parsing "
+                  "(argparse's type=int refuses 3.5 on the command line; calc_flops multiplies by the factor "
+                  "whatever its type), so the MLP is Llama-3-8B's 14,336 = 3.5 x 4,096; run from the blob at the "
+                  "commit, convert_flops replaced by repr as for the CLI rows.")
+    for name, ckpt, ff in (("eleutherai-cookbook", False, None), ("eleutherai-cookbook-checkpointing", True, None),
+                           ("eleutherai-cookbook-api-ff3.5", False, COOKBOOK_API_FF)):
         figures = []
         for s in SEQ_LENS:
             argv = ["-v", str(VOCAB), "-hs", str(H), "-s", str(s), "-l", str(L), "-kv", str(KV_HEADS / HEADS),
-                    "--tokens", str(STEP_TOKENS), "-nl", "3", "--ffn-hidden-size", str(FFN)]
+                    "--tokens", str(STEP_TOKENS), "-nl", "3"]
+            if ff is None:
+                argv += ["--ffn-hidden-size", str(FFN)]
             if not ckpt:
                 argv.append("--no-checkpoint-activations")
             mod = types.ModuleType("calc_transformer_flops")
             exec(compile(code, path, "exec"), mod.__dict__)
             mod.convert_flops = repr  # exact totals instead of two-digit rounding
-            buf = io.StringIO()
-            with contextlib.redirect_stdout(buf):
-                mod.calc_flops(mod.config_parser().parse_args(argv))
-            text = buf.getvalue()
-            total = next(line for line in text.splitlines() if line.startswith("Total FLOPs"))
-            parts = {line.split(":")[0]: float(line.split(": ")[1]) for line in text.splitlines()
-                     if line.endswith(tuple("0123456789.")) and "FLOPs:" in line}
-            figures.append({"seq_len": s, "step_flops": float(total.split(": ")[1]),
-                            "counts": "hardware" if ckpt else "model",
-                            "command": f"python {path} " + " ".join(argv),
-                            "parts": parts})
-        record(out, name, repo, commit, path,
-               "the script's own argparse and calc_flops, run from the blob at the commit; convert_flops "
-               "(two-digit pretty-printer) replaced by repr so the printed totals are exact. "
-               "--ffn-hidden-size is accepted but not used by calc_flops (the MLP stays -ff 4 x hidden); "
-               "-ff takes integers only, so 14,336 = 3.5 x 4,096 cannot be given.", figures)
+            total, parts = _cookbook_run(mod, argv, ff)
+            if ff is None:
+                command = f"python {path} " + " ".join(argv)
+            else:
+                command = (f"args = config_parser().parse_args({argv!r}); args.ffn_expansion_factor = {ff}; "
+                           "calc_flops(args)")
+            figures.append({"seq_len": s, "step_flops": total, "counts": "hardware" if ckpt else "model",
+                            "command": command, "parts": parts})
+        record(out, name, repo, commit, path, cli_method if ff is None else api_method, figures)
 
 
 # --- Savanna -------------------------------------------------------------------------------------
@@ -126,31 +154,47 @@ def _stub_modules(names: list[str]) -> None:
             sys.modules.setdefault(".".join(parts[:i]), _Anything(".".join(parts[:i])))
 
 
+SAVANNA_RUNS = {"savanna-hyena": VOCAB, "savanna-hyena-vocab512": None}
+"""Savanna configured with Llama-3-8B's vocabulary (mfu.py reads vocab_size from the config if it has one)
+and as its default leaves it (no vocab_size: mfu.py's VOCAB_SIZE = 512)."""
+
+
 def savanna(mirror: Path, out: Path) -> None:
     repo, path = "Zymrael/savanna", "savanna/mfu.py"
     commit = head(mirror, repo)
     code = blob(mirror, repo, commit, path)
     _stub_modules(["torch", "savanna.arguments"])
     mod = load("savanna_mfu", code, path)
-    figures = []
-    for s in SEQ_LENS:
-        cfg = types.SimpleNamespace(train_batch_size=STEP_TOKENS // s, train_micro_batch_size_per_gpu=None,
-                                    seq_length=s, hidden_size=H, num_layers=L, operator_config=["hyena"] * L,
-                                    hyena_mr_len=64, hyena_se_len=3, short_conv_L=3)
-        counts = mod.get_hyena_flops(global_config=cfg, num_gpus=1, activation_checkpointing=False)
-        figures.append({"seq_len": s, "step_flops": float(counts.total_flops), "counts": "model",
-                        "command": (f"get_hyena_flops(global_config=SimpleNamespace(train_batch_size={STEP_TOKENS // s}, "
-                                    f"seq_length={s}, hidden_size={H}, num_layers={L}, operator_config=['hyena']*{L}, "
-                                    "hyena_mr_len=64, hyena_se_len=3, short_conv_L=3), num_gpus=1, "
-                                    "activation_checkpointing=False).total_flops"),
-                        "parts": {f: float(getattr(counts, f)) for f in (
-                            "dense_proj_flops", "hyena_conv_proj_flops", "out_proj_flops", "ffn_flops",
-                            "hyena_conv_flops", "logits_flops")}})
-    record(out, "savanna-hyena", repo, commit, path,
-           "savanna/mfu.py executed whole from the blob at the commit, torch and savanna.arguments replaced by "
-           "stand-in modules (only dtype dictionary keys and a type annotation use them); GlobalConfig has no "
-           "vocab_size field, so the logits use mfu.py's VOCAB_SIZE = 512; the MLP width is fixed at "
-           "8/3 x hidden rounded up to a multiple of 64; one FFT long convolution per hyena layer.", figures)
+    for name, vocab in SAVANNA_RUNS.items():
+        figures = []
+        for s in SEQ_LENS:
+            fields = dict(train_batch_size=STEP_TOKENS // s, train_micro_batch_size_per_gpu=None, seq_length=s,
+                          hidden_size=H, num_layers=L, operator_config=["hyena"] * L, hyena_mr_len=64,
+                          hyena_se_len=3, short_conv_L=3)
+            if vocab is not None:
+                fields["vocab_size"] = vocab
+            counts = mod.get_hyena_flops(global_config=types.SimpleNamespace(**fields), num_gpus=1,
+                                         activation_checkpointing=False)
+            vocab_arg = f"vocab_size={vocab}, " if vocab is not None else ""
+            figures.append({"seq_len": s, "step_flops": float(counts.total_flops), "counts": "model",
+                            "command": (f"get_hyena_flops(global_config=SimpleNamespace(train_batch_size={STEP_TOKENS // s}, "
+                                        f"seq_length={s}, hidden_size={H}, num_layers={L}, {vocab_arg}"
+                                        f"operator_config=['hyena']*{L}, hyena_mr_len=64, hyena_se_len=3, "
+                                        "short_conv_L=3), num_gpus=1, activation_checkpointing=False).total_flops"),
+                            "parts": {f: float(getattr(counts, f)) for f in (
+                                "dense_proj_flops", "hyena_conv_proj_flops", "out_proj_flops", "ffn_flops",
+                                "hyena_conv_flops", "logits_flops")}})
+        vocab_text = (f"the config carries vocab_size = {vocab:,} (mfu.py reads getattr(global_config, 'vocab_size', "
+                      "VOCAB_SIZE); GlobalConfig declares no such field, so a Savanna run gets 512 unless the "
+                      "attribute is set), so the logits are Llama-3-8B's"
+                      if vocab is not None else
+                      "the config has no vocab_size (GlobalConfig declares none), so the logits use mfu.py's "
+                      "default VOCAB_SIZE = 512, Savanna's byte-level DNA vocabulary")
+        record(out, name, repo, commit, path,
+               "savanna/mfu.py executed whole from the blob at the commit, torch and savanna.arguments replaced by "
+               "stand-in modules (only dtype dictionary keys and a type annotation use them); " + vocab_text + "; "
+               "the MLP width is fixed at 8/3 x hidden rounded up to a multiple of 64 whatever the config says; "
+               "one FFT long convolution per hyena layer.", figures)
 
 
 # --- NeMo ----------------------------------------------------------------------------------------
@@ -181,7 +225,7 @@ def nemo(mirror: Path, out: Path) -> None:
 
 # --- Megatron-LM ---------------------------------------------------------------------------------
 
-MEGATRON = {"megatron-2024": "8873b55d6aad08f0f535174746d2836df3dfa93b^",
+MEGATRON = {"megatron-full-attention": "8873b55d6aad08f0f535174746d2836df3dfa93b^",
             "megatron-2025": "8873b55d6aad08f0f535174746d2836df3dfa93b"}
 
 

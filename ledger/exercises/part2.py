@@ -78,9 +78,9 @@ def _fpt_small() -> float:
 
 
 def _fpt_flash() -> float:
-    items = step_items(Settings(variant="transformer", seq_len=32768))
-    model_backward = sum(i.flops for i in items if i.op.startswith("attention:") and i.phase != "forward")
-    return 100 * (article.flash_attention_backward_flops(items) - model_backward) / sum(i.flops for i in items)
+    from .. import hardware
+    s = Settings(variant="transformer", seq_len=32768, attention_kernel="flash-causal", attention_tile=128)
+    return 100 * (hardware.hardware_flops(s) / hardware.model_flops(s) - 1)
 
 
 numeric("fpt-causal", lambda: 2 * article.crossover_seq_len(LLAMA3_8B), rel_tol=0.005, unit="tokens",
@@ -88,7 +88,7 @@ numeric("fpt-causal", lambda: 2 * article.crossover_seq_len(LLAMA3_8B), rel_tol=
 numeric("fpt-small", _fpt_small, rel_tol=0.01,
         hint="the exact ratio is 12LSH / 6N with SmolLM's own N, LM head included")
 numeric("fpt-flash", _fpt_flash, rel_tol=0.005, unit="%",
-        hint="only Q K^T is recomputed; divide its forward FLOPs by the whole step's")
+        hint="causal tiles: seven products (QK^T once more) over 1/2 + b/(2S) of the matrix, against the model's six full ones")
 
 
 # --- chapter 12: arithmetic intensity -----------------------------------------------------------
@@ -106,9 +106,10 @@ numeric("ai-decode-mlp", _ai_decode_mlp, rel_tol=0.005, unit="%",
         hint="bytes per element 2 (bf16); attainable = intensity x bandwidth, then divide by the peak")
 numeric("ai-ridge-bw", lambda: article.ridge_batch(LLAMA3_8B.hidden, LLAMA3_8B.hidden, ILLUSTRATIVE_PEAK, 6.7e12),
         rel_tol=0.01, unit="tokens", hint="the ridge moves to peak / bandwidth; solve the intensity for M")
-numeric("ai-tp-ridge", lambda: article.tensor_parallel_ridge_degree(4096, LLAMA3_8B.hidden, LLAMA3_8B.kv_dim,
+numeric("ai-tp-ridge", lambda: article.tensor_parallel_ridge_degree(4096, LLAMA3_8B.hidden,
+                                                                    article.fused_qkv_columns(LLAMA3_8B),
                                                                     ILLUSTRATIVE_PEAK, ILLUSTRATIVE_BANDWIDTH),
-        rel_tol=1e-9, hint="the key projection has 1,024 columns, not 4,096; intensity is symmetric in M and B")
+        rel_tol=1e-9, hint="the fused product has (32 + 2 x 8) x 128 = 6,144 columns; intensity is symmetric in M and B")
 
 
 # --- chapter 14: any model ----------------------------------------------------------------------

@@ -1,0 +1,52 @@
+"""Chapter 11's checked sentences on FlashAttention: hardware FLOPs against the model count."""
+from __future__ import annotations
+
+from .. import hardware
+from ..table import make_settings
+from . import claim
+
+CHAPTER = "11_flops_per_token"
+LENGTHS = tuple(2 ** k for k in range(9, 18))  # 512 .. 131,072
+
+
+def _ratio(variant: str, seq_len: int, **kernel) -> float:
+    s = make_settings(variant=variant, seq_len=seq_len, **kernel)
+    return hardware.hardware_flops(s) / hardware.model_flops(s)
+
+
+@claim("ch11-flash-above-model", CHAPTER,
+       "Without a causal mask FlashAttention executes more FLOPs than the model count (its backward recomputes QK^T).",
+       "transformer and hybrid, S = 512 to 131,072 (powers of two), attention_kernel = flash")
+def _flash_above() -> bool:
+    return all(_ratio(v, s, attention_kernel="flash") > 1 for v in ("transformer", "hybrid") for s in LENGTHS)
+
+
+@claim("ch11-causal-below-model", CHAPTER,
+       "A causal FlashAttention kernel executes fewer FLOPs than the model count, recomputation included.",
+       "transformer and hybrid, S = 1,024 to 131,072 (powers of two), tiles of 64, 128 and 256")
+def _causal_below() -> bool:
+    return all(_ratio(v, s, attention_kernel="flash-causal", attention_tile=b) < 1
+               for v in ("transformer", "hybrid") for s in LENGTHS if s >= 1024 for b in (64, 128, 256))
+
+
+@claim("ch11-causal-fifth-below-32k", CHAPTER,
+       "At S = 32,768 the transformer's causal FlashAttention step is about a fifth below the model count.",
+       "transformer, S = 32,768, tiles of 64, 128 and 256: between 18% and 25% below")
+def _fifth_below() -> bool:
+    return all(0.75 < _ratio("transformer", 32768, attention_kernel="flash-causal", attention_tile=b) < 0.82
+               for b in (64, 128, 256))
+
+
+@claim("ch11-kernel-recompute-half-selective", CHAPTER,
+       "The QK^T a flash kernel recomputes is half of what selective recomputation of QK^T and AV runs again.",
+       "transformer and hybrid, S = 512 to 131,072, attention_kernel = flash")
+def _half_selective() -> bool:
+    from ..article import recompute_flops
+    from ..step import step_items
+    out = []
+    for v in ("transformer", "hybrid"):
+        for s in LENGTHS:
+            st = make_settings(variant=v, seq_len=s, attention_kernel="flash")
+            sel = recompute_flops(step_items(st), ops=("attention:",))
+            out.append(abs(hardware.kernel_recompute_flops(st) / sel - 0.5) < 1e-12)
+    return all(out)
