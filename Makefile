@@ -117,7 +117,7 @@ bench: $(STAMP)
 
 ## Time numpy's matmul and FFT at the ledger's shapes; achieved FLOP/s and time-weighted shares.
 measure: $(STAMP)
-	$(PY) benchmarks/measure.py
+	$(PY) -m ledger.measure
 
 ## JupyterLab lives in its own venv, .venv-lab (its server packages, e.g. jsonschema format checkers,
 ## add about two seconds to every kernel start, so the book's .venv stays without them). The kernel
