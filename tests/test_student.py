@@ -160,7 +160,7 @@ def test_the_student_folder_runs_alone_with_minimal_requirements(student):
         for m in CHAPTER_IMPORT.finditer(everything_code(nb)):
             top = (m.group(1) or m.group(2)).split(".")[0]
             assert top in provided or top in sys.stdlib_module_names, f"{stem} imports {top}, not in requirements.txt"
-        assert "../benchmarks" not in everything_code(nb), f"{stem} reads the repository's benchmarks/"
+        assert "benchmarks" not in everything_code(nb), f"{stem} reads the repository's benchmarks/"
 
 
 def test_the_student_pdf_has_no_solution(student):
