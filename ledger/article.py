@@ -258,14 +258,16 @@ def bus_bandwidth(ranks: int, topology: Topology) -> float:
     """The bus bandwidth (bytes/s) a ring collective over `ranks` GPUs reaches at best, its ranks packed
     into nodes of `topology.gpus_per_node`: NVLink's rate inside one node; across nodes NCCL runs one
     ring (channel) per NIC, each crossing a node boundary once on its own NIC, so the node's NICs
-    together give ranks-per-node x NIC rate, capped at NVLink's rate (conservatively: the ring model
-    allows g/(g-1) x NVLink). A flat network (one GPU per node) gives the NIC rate alone."""
+    together give GPUs-per-node x NIC rate (the last node's count if it is partly filled: its fewer
+    NICs carry every ring), capped at NVLink's rate (conservatively: the ring model allows
+    g/(g-1) x NVLink). A flat network (one GPU per node) gives the NIC rate alone."""
     if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
         raise LedgerError(f"ranks = {ranks!r}: must be a positive integer")
-    per_node = min(ranks, topology.gpus_per_node)
-    if ranks <= per_node and per_node > 1:
+    g = topology.gpus_per_node
+    if ranks <= g and g > 1:
         return topology.nvlink_bandwidth
-    return min(per_node * topology.nic_bandwidth, topology.nvlink_bandwidth) if per_node > 1 else topology.nic_bandwidth
+    emptiest_node = ranks % g or g
+    return min(emptiest_node * topology.nic_bandwidth, topology.nvlink_bandwidth)
 
 
 def collective_seconds(kind: str, size_bytes: float, ranks: int, topology: Topology,

@@ -81,6 +81,7 @@ def test_bus_bandwidth_two_tiers():
     assert article.bus_bandwidth(16, article.H100_NODES) == 8 * 50e9
     assert article.bus_bandwidth(64, article.H100_NODES) == 8 * 50e9
     assert article.bus_bandwidth(64, article.FLAT_NETWORK) == 50e9
+    assert article.bus_bandwidth(12, article.H100_NODES) == 4 * 50e9  # the half-filled second node's four NICs
     fat_nics = article.Topology(gpus_per_node=8, nvlink_bandwidth=450e9, nic_bandwidth=100e9)
     assert article.bus_bandwidth(16, fat_nics) == 450e9  # NVLink caps it
     four = article.Topology(gpus_per_node=4, nvlink_bandwidth=300e9, nic_bandwidth=25e9)
