@@ -393,7 +393,8 @@ def flash_attention_backward_flops(items: Iterable[LineItem]) -> float:
 
 GRADIENT_REDUCE_BYTES = 4.0
 """Bytes per gradient value in the data-parallel reduction: fp32, the default of Megatron-LM (bf16
-training forces accumulate_allreduce_grads_in_fp32) and of torchtitan (mixed_precision_reduce = float32)."""
+training sets accumulate_allreduce_grads_in_fp32 unless --grad-reduce-in-bf16, added in February 2025,
+turns it off) and of torchtitan (mixed_precision_reduce = float32)."""
 
 
 def data_parallel_bytes(n_params: float, devices: float, gradient_bytes: float = GRADIENT_REDUCE_BYTES,
@@ -406,6 +407,20 @@ def data_parallel_bytes(n_params: float, devices: float, gradient_bytes: float =
     d = check_positive_number("devices", devices)
     per_value = check_positive_number("gradient_bytes", gradient_bytes) + check_positive_number("weight_bytes", weight_bytes)
     return (d - 1) / d * check_positive_number("n_params", n_params) * per_value
+
+
+def data_parallel_seconds(n_params: float, devices: int, topology: Topology | None = None,
+                          gradient_bytes: float = GRADIENT_REDUCE_BYTES, weight_bytes: float = 2.0,
+                          overhead_s: float = 0.0) -> float:
+    """Seconds per step of the gradient reduce-scatter and the weight all-gather of `data_parallel_bytes`
+    over `devices` GPUs packed into nodes of `topology` (default H100_NODES), by `collective_seconds`:
+    data_parallel_bytes / bus bandwidth, plus `overhead_s` per collective (0: a bandwidth lower bound)."""
+    if isinstance(devices, bool) or not isinstance(devices, int) or devices < 1:
+        raise LedgerError(f"devices = {devices!r}: must be a positive integer")
+    topology = H100_NODES if topology is None else topology
+    n = check_positive_number("n_params", n_params)
+    return (collective_seconds("reduce_scatter", n * check_positive_number("gradient_bytes", gradient_bytes), devices, topology, overhead_s)
+            + collective_seconds("all_gather", n * check_positive_number("weight_bytes", weight_bytes), devices, topology, overhead_s))
 
 
 # --- the recompute tax ---------------------------------------------------------------------------
@@ -431,10 +446,35 @@ def recompute_tax(items: list[LineItem], fraction: float = 1.0, ops: tuple[str, 
 
 # --- the optimizer's memory traffic --------------------------------------------------------------
 
-OPTIMIZER_BYTES_PER_PARAM = 20.0
-"""Bytes per parameter an AdamW step touches, each state counted once: the 16 bytes of mixed-precision
-Adam state (bf16 weight 2 + bf16 gradient 2 + fp32 master weight 4 + two fp32 moments 8, as in ZeRO)
-plus a 4-byte fp32 gradient accumulator. Counting every write back as well would push it towards 30."""
+OPTIMIZER_STATE_BYTES = {
+    "megatron": {"replicated": 6.0, "sharded": 12.0},
+    "torchtitan-fsdp2": {"replicated": 0.0, "sharded": 16.0},
+}
+"""Bytes per parameter of mixed-precision AdamW state, split into what stays on every data-parallel
+device and what a sharded optimizer divides over d devices. Megatron-LM, bf16 parameters and fp32
+main gradients: 18 (bf16 weight 2 + fp32 gradient 4 + fp32 master weight 4 + two fp32 moments 8); its
+distributed optimizer shards the last 12, leaving 6 + 12/d (Megatron Core's distributed-optimizer
+guide). torchtitan with FSDP2: fp32 sharded parameters, gradients in the parameters' fp32 and two
+fp32 moments, 16, all sharded (the bf16 copies are gathered per layer and freed: transient)."""
+
+OPTIMIZER_BYTES_PER_PARAM = OPTIMIZER_STATE_BYTES["megatron"]["replicated"] + OPTIMIZER_STATE_BYTES["megatron"]["sharded"]
+"""18 bytes per parameter, each state counted once: Megatron-LM's bf16-with-fp32-gradients figure,
+the default of `optimizer_bytes`; use OPTIMIZER_STATE_BYTES for another framework."""
+
+
+def optimizer_state_bytes_per_device(n_params: float, devices: int, framework: str = "megatron",
+                                     sharded: bool = True) -> float:
+    """Bytes of optimizer state (weights, gradients, master weights, moments) on each of `devices`
+    data-parallel devices: replicated + sharded / d bytes per parameter when sharded, the sum when not."""
+    if framework not in OPTIMIZER_STATE_BYTES:
+        raise LedgerError(f"framework = {framework!r}: must be one of {', '.join(OPTIMIZER_STATE_BYTES)}")
+    if isinstance(devices, bool) or not isinstance(devices, int) or devices < 1:
+        raise LedgerError(f"devices = {devices!r}: must be a positive integer")
+    if not isinstance(sharded, bool):
+        raise LedgerError(f"sharded = {sharded!r}: must be True or False")
+    state = OPTIMIZER_STATE_BYTES[framework]
+    per_param = state["replicated"] + state["sharded"] / (devices if sharded else 1)
+    return check_positive_number("n_params", n_params) * per_param
 
 
 def optimizer_bytes(n_params: float, bytes_per_param: float = OPTIMIZER_BYTES_PER_PARAM) -> float:
