@@ -63,7 +63,8 @@ def _ct_card31() -> float:
 numeric("ct-mfu", _ct_mfu, rel_tol=0.005, unit="percentage points",
         hint="same seconds, two FLOP counts: the ledger's step and Megatron 2025's causal-halved step")
 numeric("ct-selective-long", _ct_selective_long, rel_tol=0.005, unit="%",
-        hint="recompute the forward of the attention products only (ops=('attention:',)) at S = 32,768")
+        hint="recompute the forward of both attention products, QK^T and AV (ops=('attention:',)), at S = 32,768; "
+             "QK^T alone is half of it")
 numeric("ct-card31", _ct_card31, rel_tol=0.005, unit="%",
         hint="run FLOPs = the ledger's FLOPs per token at S = 8,192 times 15e12; divide by 1.46e6 h x 3,600 x 989.4e12")
 
