@@ -6,11 +6,13 @@ from dataclasses import dataclass, field
 
 from .costs import Costs
 from .errors import LedgerError, check_positive_int, check_positive_number, check_speedup
+from .run import check_run
 from .shapes import LLAMA3_8B, ModelShape
 
 VARIANTS = ("transformer", "hyena2", "hybrid", "hyena2_circulant")
 DEFAULT_STEP_TOKENS = 1_048_576
-"""One optimizer step of 2**20 tokens, about what Llama-scale runs use."""
+"""One optimizer step of 2**20 tokens: an illustration, a quarter of the 4M tokens Llama 2 and early Llama 3
+used per step and 1/16 of Llama 3's final 16M (ledger.run.PUBLISHED_STEP_TOKENS)."""
 DEFAULT_HYBRID_ATTENTION_FRACTION = 0.25
 """The hybrid keeps attention in a quarter of its layers (every fourth layer; illustrative)."""
 RECOMPUTE_MODES = ("none", "full")
@@ -75,6 +77,11 @@ class Settings:
     """How many times faster the optical engine runs the work it takes (inf: that work becomes free)."""
     fft_length: str = "2S"
     """Long-convolution FFT length n: "2S" or "2S-1" (the shortest without wrap-around)."""
+    micro_batches: int = 1
+    """Micro-batches each data-parallel rank (one per GPU) runs per step (run policy: ledger.run)."""
+    filter_build: str = "step"
+    """Filter and weight-block spectra built once per "step" (the ledger's idealisation) or once per
+    "micro-batch" per rank (a real run); see ledger.run."""
 
     def __post_init__(self) -> None:
         if self.recompute not in RECOMPUTE_MODES:
@@ -82,6 +89,7 @@ class Settings:
         if self.mask_spectrum not in MASK_SPECTRA:
             raise LedgerError(f"mask_spectrum = {self.mask_spectrum!r}: must be one of {', '.join(MASK_SPECTRA)}")
         check_speedup(self.optical_speedup)
+        check_run(self.micro_batches, self.filter_build)
         if self.fft_length not in FFT_LENGTHS:
             raise LedgerError(f"fft_length = {self.fft_length!r}: must be one of {', '.join(FFT_LENGTHS)}")
         if self.variant not in VARIANTS:
