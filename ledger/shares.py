@@ -75,3 +75,10 @@ def gain_fraction(fraction: float, speedup: float) -> float:
         from .errors import LedgerError
         raise LedgerError(f"fraction = {fraction!r}: must lie strictly between 0 and 1")
     return (1 - 1 / s) * (1 - fraction) / ((1 - fraction) + fraction / s)
+
+
+def digital_over_optical(items: Iterable[LineItem]) -> dict[str, float]:
+    """{phase: digital FLOPs / optical FLOPs} for forward, dX and dW: how many times the rest outweighs the optics."""
+    table = flops_by_phase_and_class(items)
+    return {p: table[p]["digital"] / optical(table[p]) if optical(table[p]) else math.inf
+            for p in ("forward", "dX", "dW")}
