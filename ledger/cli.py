@@ -124,6 +124,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and argv[0] == "reconcile":
         from . import reconcile
         return reconcile.main(argv[1:])
+    if argv and argv[0] == "assumptions":
+        from . import assumptions
+        return assumptions.main(argv[1:])
     if argv and argv[0] == "claims":
         from . import claims
         return claims.main(argv[1:])

@@ -29,8 +29,11 @@ class Costs:
     def __post_init__(self) -> None:
         for name in ("fft_constant", "complex_mul_flops", "complex_add_flops", "flops_per_mac"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-                raise LedgerError(f"{name} = {value!r}: must be a positive finite number")
+            # a complex add may cost 0: folded into a multiply-accumulate (complex_mul_flops = 8)
+            low_ok = value >= 0 if name == "complex_add_flops" else value > 0
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not low_ok:
+                allowed = "a finite number of at least 0" if name == "complex_add_flops" else "a positive finite number"
+                raise LedgerError(f"{name} = {value!r}: must be {allowed}")
         if not isinstance(self.causal_attention, bool):
             raise LedgerError(f"causal_attention = {self.causal_attention!r}: must be True or False")
 
