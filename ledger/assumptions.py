@@ -106,6 +106,11 @@ class AssumptionRow:
         """True when none of the four headline figures changes at its printed precision."""
         return not self.moved
 
+    def gain_ratio(self) -> float:
+        """The Amdahl gain above 1 under the alternative over the default's: (bound - 1) / (default bound - 1)."""
+        a, d = self.alternative["amdahl"] - 1, self.default["amdahl"] - 1
+        return a / d if d else (1.0 if a == d else math.inf)
+
     def ratio(self, key: str) -> float:
         """Alternative over default of one headline figure (1 when both are 0)."""
         a, d = self.alternative[key], self.default[key]

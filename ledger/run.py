@@ -164,3 +164,14 @@ def real_run_extra_flops(s: "Settings") -> float:
     from .table import step_row
     return (step_row(replace(s, filter_build="micro-batch")).step_flops
             - step_row(replace(s, filter_build="step")).step_flops)
+
+
+def engine_per_gpu_weight_mask_s(s: "Settings", pipeline_stages: int = 1) -> float:
+    """Seconds one engine per GPU spends writing weight masks per step: once per micro-batch it runs.
+
+    With one micro-batch per rank that is the layer-major time (each mask written once per step); with
+    m micro-batches every layer is visited m times, so the masks are written m times.
+    """
+    from .table import step_row
+    policy = run_policy(s, pipeline_stages)
+    return policy.micro_batches * step_row(s).weight_mask_s
