@@ -10,6 +10,7 @@ from typing import Sequence
 
 from .errors import LedgerError
 from .report import DEFAULT_SEQ_LENS, results_json, results_markdown
+from .run import FILTER_BUILDS
 from .settings import FFT_LENGTHS, MASK_SPECTRA, RECOMPUTE_MODES, VARIANTS, Device, Settings
 from .shapes import ModelShape
 from .costs import Costs
@@ -93,6 +94,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: one-sided)")
     p.add_argument("--fft-length", choices=FFT_LENGTHS, default=d.fft_length,
                    help="long-convolution FFT length: 2S, or 2S-1 (the shortest without wrap-around; default: 2S)")
+    p.add_argument("--micro-batches", type=_positive_int, default=d.micro_batches, metavar="M",
+                   help="micro-batches each data-parallel rank (one per GPU) runs per step (default: 1)")
+    p.add_argument("--filter-build", choices=FILTER_BUILDS, default=d.filter_build,
+                   help="filter and weight-block spectra built once per step (the ledger's idealisation) or once "
+                        "per micro-batch per rank (a real run; default: step)")
     p.add_argument("--optical-speedup", type=_speedup, default=d.optical_speedup, metavar="S",
                    help="the optical engine runs its work S times faster; Amdahl = 1/((1-p)+p/S) "
                         "(default: inf, the bound 1/(1-p))")
@@ -115,7 +121,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     return Settings(step_tokens=args.step_tokens, block=args.block, shape=shape, costs=costs, device=device,
                     hybrid_attention_fraction=args.hybrid_attention_fraction, recompute=args.recompute,
                     mask_spectrum=args.mask_spectrum, optical_speedup=args.optical_speedup,
-                    fft_length=args.fft_length,
+                    fft_length=args.fft_length, micro_batches=args.micro_batches, filter_build=args.filter_build,
                     seq_len=args.step_tokens)  # a placeholder that divides the step; each row sets its own
 
 

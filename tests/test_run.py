@@ -71,3 +71,15 @@ def test_bad_policy_is_refused(kw, match):
         S(**kw)
     with pytest.raises(ledger.LedgerError, match="pipeline_stages"):
         run_policy(S(), pipeline_stages=0)
+
+
+def test_cli_run_policy_flags(capsys):
+    import json
+    from ledger.cli import main
+    assert main(["--json", "--variant", "hyena2", "--seq-len", "4096", "--filter-build", "micro-batch",
+                 "--micro-batches", "2"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "step_flops" in json.dumps(data)
+    with pytest.raises(SystemExit) as stop:
+        main(["--json", "--filter-build", "sometimes"])
+    assert stop.value.code == 2 and "filter-build" in capsys.readouterr().err
