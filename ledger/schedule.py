@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 
 from .errors import LedgerError, check_positive_int, check_positive_number
-from .masks import frames, mask_budget
+from .masks import mask_budget
 from .settings import Settings
 from .step import step_items
 
@@ -106,8 +106,8 @@ def schedule_cost(settings: Settings, micro_batch: int, bytes_per_value: float =
     items = step_items(settings) if items is None else items
     budget = mask_budget(items, settings.device)
     rewrites = math.ceil(settings.sequences / micro_batch)
-    weight_frames = rewrites * frames(budget.weight_values, settings.device)
-    rate = settings.device.frame_rate
+    weight_frames = rewrites * budget.weight_frames
+    rate = settings.device.frame_rate_hz
     held = boundary_bytes(micro_batch * settings.seq_len, settings.shape.hidden, bytes_per_value)
     spectra = budget.data_values * 2 * bytes_per_value * micro_batch / settings.sequences
     return ScheduleCost(micro_batch, rewrites, weight_frames, weight_frames / rate,
