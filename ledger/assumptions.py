@@ -19,9 +19,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable
 
 from .costs import Costs
+from .engine import MODULATORS, mask_rows
 from .errors import LedgerError
 from .layers import OPTICAL_CLASSES, LineItem
-from .masks import frames, mask_budget
 from .settings import Device, Settings
 from .shares import amdahl, share
 from .step import step_items
@@ -146,14 +146,10 @@ def _assumptions() -> tuple[Assumption, ...]:
         Assumption("Mask spectrum", "mask_spectrum", f"{s.mask_spectrum} (n/2+1 values per transform)",
                    "two-sided (n values)", {"mask_spectrum": "two-sided"},
                    "a Fourier plane holds every frequency; Hermitian symmetry saves digital work, not pixels"),
-        Assumption("Values per pixel", "values_per_pixel", f"{dev.values_per_pixel:g} complex value per pixel",
-                   f"1/{superpixel} ({superpixel} binary mirrors per complex value)",
-                   {"values_per_pixel": 1 / superpixel},
-                   "binary micromirrors encode a complex value in a 4 x 4 group (a superpixel)"),
         Assumption("Mask pixels", "pixels", f"{dev.pixels:,.0f} pixels", f"{uhd:,} pixels (3840 x 2160)",
                    {"pixels": float(uhd)}, "a device of 4K resolution"),
-        Assumption("Frame rate", "frame_rate", f"{dev.frame_rate:,g} frames/s",
-                   f"{faster * dev.frame_rate:,g} frames/s", {"frame_rate": faster * dev.frame_rate},
+        Assumption("Frame rate", "frame_rate", f"{dev.frame_rate_hz:,g} frames/s",
+                   f"{faster * dev.frame_rate_hz:,g} frames/s", {"frame_rate": faster * dev.frame_rate_hz},
                    f"a device {faster} times faster"),
         Assumption("Step size (4M)", "step_tokens", f"{s.step_tokens:,} tokens", f"{llama_start:,} tokens",
                    {"step_tokens": llama_start}, "Llama 2's step, and Llama 3's at the start of pre-training",
@@ -192,6 +188,12 @@ def _assumptions() -> tuple[Assumption, ...]:
         Assumption("Where filters are built", "filter_build", "once per optimizer step (a step-level accumulator)",
                    "once per micro-batch on every data-parallel rank", {"filter_build": "micro-batch"},
                    "a real run builds spectra per micro-batch per rank (ledger.run)"),
+        *(Assumption(f"Modulator ({label})", "modulator", f"{dev.modulator}: {dev.mode.device}, "
+                     f"{dev.frame_rate_hz:,g} Hz, {dev.complex_values_per_pixel:g} value per pixel",
+                     f"{name}: {MODULATORS[name].frame_rate_hz:,g} Hz, {MODULATORS[name].values_per_pixel:g} "
+                     "value per pixel", {"modulator": name}, f"a cited device: {MODULATORS[name].encoding}")
+          for name, label in (("dmd-superpixel", "binary superpixel"), ("dmd-lee", "binary Lee hologram"),
+                              ("lcos-double-phase", "phase-only LCOS")) if name in MODULATORS),
     )
 
 
@@ -240,6 +242,9 @@ class _Counted:
     optical_kernel_flops: tuple
     weight_values: float
     data_values: float
+    weight_spectra: tuple = ()
+    """((spectra, values per spectrum), ...) of the weight masks: what layout "rows" counts rows from."""
+    data_spectra: tuple = ()
 
 
 _KERNEL_OF: dict = {}
@@ -250,6 +255,7 @@ def _count(s: Settings, variations: Iterable[str] = ()) -> _Counted:
     from .timing import KERNELS, kernel_of
     kf, okf = dict.fromkeys(KERNELS, 0.0), dict.fromkeys(KERNELS, 0.0)
     step = opt = wv = dv = 0.0
+    ws, ds = [], []
     for i in variation_items(s, step_items(s), variations):
         key = (i.op, i.cls)
         k = _KERNEL_OF.get(key) or _KERNEL_OF.setdefault(key, kernel_of(i))
@@ -260,9 +266,11 @@ def _count(s: Settings, variations: Iterable[str] = ()) -> _Counted:
             okf[k] += i.flops
         if i.cls == "weight_product":
             wv += i.mask_values
+            ws.append(i)
         elif i.cls == "data_product":
             dv += i.mask_values
-    return _Counted(step, share(opt, step), tuple(kf.items()), tuple(okf.items()), wv, dv)
+            ds.append(i)
+    return _Counted(step, share(opt, step), tuple(kf.items()), tuple(okf.items()), wv, dv, tuple(ws), tuple(ds))
 
 
 def _figures(c: _Counted, device: Device, speedup: float, time_share: bool) -> dict[str, float]:
@@ -275,8 +283,9 @@ def _figures(c: _Counted, device: Device, speedup: float, time_share: bool) -> d
         p, digital = share(opt_t, step_t), step_t / device.gpus
     else:
         p, digital = c.step_share, c.step_flops / device.cluster_flops
-    wf, df = frames(c.weight_values, device), frames(c.data_values, device)
-    wm, dm = wf / device.frame_rate, df / device.frame_rate
+    wf = device.frames(c.weight_values, mask_rows(c.weight_spectra, device))
+    df = device.frames(c.data_values, mask_rows(c.data_spectra, device))
+    wm, dm = wf / device.frame_rate_hz, df / device.frame_rate_hz
     return {"step_share": p, "amdahl": amdahl(p, speedup), "weight_mask_s": wm, "data_mask_s": dm,
             "digital_step_s": digital, "weight_mask_steps": wm / digital, "data_mask_steps": dm / digital}
 
@@ -332,7 +341,14 @@ JOINT_VARIANTS = ("hyena2", "hybrid", "hyena2_circulant")
 JOINT_FIGURES = ("amdahl", "weight_mask_steps", "data_mask_steps")
 JOINT_LABELS = {"amdahl": "Amdahl bound", "weight_mask_steps": "weight masks / digital step",
                 "data_mask_steps": "data masks / digital step"}
-_POST_KEYS = {"pixels", "values_per_pixel", "frame_rate", "gpus", "gpu_flops", "optical_speedup"}
+_POST_KEYS = {"modulator", "pixels", "values_per_pixel", "frame_rate", "gpus", "gpu_flops", "optical_speedup"}
+
+
+def _compatible(rows) -> bool:
+    """A combination the grid counts: a frame-rate override is an alternative to the idealised device's rate,
+    so it is not thrown on top of a cited modulator mode (that would leave the cited device)."""
+    keys = {k for a in rows for k in a.overrides}
+    return not ({"modulator", "frame_rate"} <= keys)
 
 
 def axes() -> dict[str, list[Assumption | None]]:
@@ -346,7 +362,7 @@ def axes() -> dict[str, list[Assumption | None]]:
 def _post_arrays(posts) -> dict:
     """The device-side settings of every post combination as arrays (one entry per combination)."""
     return {"values_per_frame": np.array([d.values_per_frame for _, d, _, _ in posts]),
-            "frame_rate": np.array([d.frame_rate for _, d, _, _ in posts]),
+            "frame_rate": np.array([d.frame_rate_hz for _, d, _, _ in posts]),
             "cluster_flops": np.array([d.cluster_flops for _, d, _, _ in posts]),
             "speedup": np.array([sp for _, _, sp, _ in posts]),
             "time_share": np.array([ts for _, _, _, ts in posts])}
@@ -434,12 +450,16 @@ def _joint_view(seq_len: int) -> JointView:
     ranges, combos, counted = [], {}, 0
     for variant in JOINT_VARIANTS:
         base = make_settings(variant=variant, seq_len=seq_len)
+        if base.device.layout != "packed":
+            raise LedgerError("the joint grid counts the packed layout (the engine's default)")
         flop_axes = {k: v for k, v in grid.items() if k not in post_axes and _relevant(base, v)}
         default = figures(base)
         best = {f: [default[f], (), default[f], ()] for f in JOINT_FIGURES}
         posts = []  # the device-side switches touch no line item: settle them once per variant
         for post in itertools.product(*post_axes.values()):
             post_rows = [a for a in post if a is not None]
+            if not _compatible(post_rows):
+                continue
             ps, pv = _thrown(base, post_rows)
             posts.append((tuple(a.name for a in post_rows), ps.device, ps.optical_speedup, GPU_TIME_SHARE in pv))
         post_arrays = _post_arrays(posts)

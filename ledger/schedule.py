@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 
 from .errors import LedgerError, check_positive_int, check_positive_number
-from .masks import frames, mask_budget
+from .masks import mask_budget
 from .run import held_for_backward
 from .settings import Settings
 from .step import step_items
@@ -110,8 +110,8 @@ def schedule_cost(settings: Settings, micro_batch: int, bytes_per_value: float =
     items = step_items(settings) if items is None else items
     budget = mask_budget(items, settings.device)
     rewrites = math.ceil(settings.sequences / micro_batch)
-    weight_frames = rewrites * frames(budget.weight_values, settings.device)
-    rate = settings.device.frame_rate
+    weight_frames = rewrites * budget.weight_frames
+    rate = settings.device.frame_rate_hz
     held = boundary_bytes(micro_batch * settings.seq_len, settings.shape.hidden, bytes_per_value)
     backward = held_for_backward(settings, micro_batch, bytes_per_value, items).total_bytes
     return ScheduleCost(micro_batch, rewrites, weight_frames, weight_frames / rate,

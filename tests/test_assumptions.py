@@ -38,7 +38,7 @@ def test_every_row_is_step_row_with_its_switch(table):
 
 def test_the_issue_lists_every_assumption(table):
     settings = {r.assumption.setting for r in table}
-    for needed in ("fft_constant", "fft_length", "mask_spectrum", "values_per_pixel", "frame_rate", "step_tokens",
+    for needed in ("fft_constant", "fft_length", "mask_spectrum", "modulator", "frame_rate", "step_tokens",
                    "hybrid_attention_fraction", "block", "recompute", "optical_speedup", "gpu_flops",
                    "flops_per_mac", "complex_mul_flops", "filter_build", *VARIATIONS):
         assert needed in settings, needed
@@ -59,7 +59,11 @@ def test_what_moves(table):
     assert rows["Hybrid ratio"].other[1] == ledger.step_row(variant="hybrid", seq_len=4096).step_share
     assert rows["Hybrid ratio"].other[2] == ledger.step_row(variant="hybrid", seq_len=4096,
                                                             hybrid_attention_fraction=0.5).step_share
-    assert rows["Values per pixel"].ratio("data_mask_s") == pytest.approx(16, rel=1e-3)
+    # a binary superpixel device: 16 mirrors per value, at the binary pattern rate
+    superpixel = rows["Modulator (binary superpixel)"]
+    rate = ledger.engine.MODULATORS["dmd-superpixel"].frame_rate_hz
+    assert superpixel.ratio("data_mask_s") == pytest.approx(16 * 1031 / rate, rel=1e-3)
+    assert ASSUMPTIONS[-1].setting == "modulator"
     smaller, larger = rows["Block size (smaller)"], rows["Block size (larger)"]
     assert smaller.alternative["step_share"] > larger.alternative["step_share"]
     # one switch at a time, the time share moves the bound furthest; block 64 is next

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import ledger
+import ledger.engine
 from ledger.table import make_settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,6 +72,14 @@ def random_points(n: int, seed: int = 20261130) -> list[dict]:
             p.update(recompute=rng.choice(["none", "full"]), mask_spectrum=rng.choice(["one-sided", "two-sided"]),
                      optical_speedup=rng.choice([1, 2.5, 10, 1000, 10 ** rng.uniform(-1, 6)]),
                      fft_length=rng.choice(["2S", "2S-1"]))
+        if i % 4 == 1:  # a modulator mode with its own figures (no override) now and then
+            del p["frame_rate"], p["values_per_pixel"]
+            p["modulator"] = rng.choice(list(ledger.engine.MODULATORS))
+        if i % 4 == 2:  # a mode with an override, or the rows layout
+            p["modulator"] = rng.choice(list(ledger.engine.MODULATORS))
+            if rng.random() < 0.5:
+                del p["values_per_pixel"]
+            p.update(layout="rows", pixels=10 ** rng.uniform(6, 9), row_pixels=rng.choice([512, 1920, 4096, 7680]))
         if i % 5 == 0:  # other cost conventions now and then
             p.update(fft_constant=rng.choice([2.5, 5.0, rng.uniform(1, 6)]),
                      complex_mul_flops=rng.choice([6.0, 4.0, 8.0]),
@@ -84,6 +93,9 @@ def random_points(n: int, seed: int = 20261130) -> list[dict]:
             points.append({"variant": variant, "seq_len": seq_len})
             points.append({"variant": variant, "seq_len": seq_len, "recompute": "full",
                            "mask_spectrum": "two-sided", "optical_speedup": 10, "fft_length": "2S-1"})
+            for name in ledger.engine.MODULATORS:
+                points.append({"variant": variant, "seq_len": seq_len, "modulator": name})
+                points.append({"variant": variant, "seq_len": seq_len, "modulator": name, "layout": "rows"})
     return points
 
 
@@ -120,6 +132,15 @@ BAD = [
     {"optical_speedup": float("nan")},
     {"optical_speedup": float("-inf")},
     {"optical_speedup": "10"},
+    {"modulator": "dmd-grey"},
+    {"modulator": "slm"},
+    {"modulator": None},
+    {"layout": "grid"},
+    {"readout": "camera"},
+    {"row_pixels": 0},
+    {"modulator": "dmd-superpixel", "layout": "rows", "row_pixels": 2},
+    {"frame_rate": 0},
+    {"values_per_pixel": float("nan")},
 ]
 
 

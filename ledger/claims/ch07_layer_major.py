@@ -60,3 +60,18 @@ def _no_order() -> bool:
     row = step_row(s)
     saved = row.static_share * row.digital_step_s
     return all(c.weight_mask_s > saved for c in schedule_sweep(s))
+
+
+@claim("ch07-shared-engine-hundreds", CH,
+       "One shared engine fed with fused 4f passes must take in hundreds of times what the illustrative mask "
+       "device writes per second (between 100 and 1,000 times) to keep pace with Hyena-2's digital step.",
+       "hyena2 at S = 2,048, 4,096 and 8,192, fused conversions (U and G read out), the default engine")
+def _shared() -> bool:
+    from ..hidden_costs import hidden_costs
+    out = []
+    for n in SEQ_LENS:
+        s = Settings(variant="hyena2", seq_len=n)
+        fused = hidden_costs(s, mode="fused")
+        rate = fused.conversions.values / step_row(s).digital_step_s
+        out.append(100 <= rate / fused.io_rate <= 1000)
+    return all(out)
