@@ -194,6 +194,11 @@ class Engine:
         return self.pixels * self.complex_values_per_pixel
 
     @property
+    def values_per_second(self) -> float:
+        """Complex mask values written per second: values per frame x frame rate."""
+        return self.values_per_frame * self.frame_rate_hz
+
+    @property
     def cell_height(self) -> int:
         """Device rows one encoded value spans (the mode's cell; 1 once values per pixel is overridden)."""
         return self.mode.cell[1] if self.values_per_pixel is None else 1

@@ -88,13 +88,33 @@ class PrecisionCheck:
 
     @property
     def accumulation_bits(self) -> float:
-        """Extra bits to keep one contribution resolvable in the sum of all of them: log2(contributions)."""
+        """Extra bits to keep one contribution resolvable in the sum of all of them when the terms share a sign
+        (the sum grows as their count): log2(contributions), the worst case."""
         return math.log2(self.contributions)
 
     @property
+    def accumulation_bits_random(self) -> float:
+        """The same when the terms have independent random signs (the sum grows as the square root of their
+        count): log2(contributions) / 2."""
+        return 0.5 * math.log2(self.contributions)
+
+    @property
     def bits_needed(self) -> float:
-        """A contribution at the format's precision, inside the step's sum."""
+        """A contribution at the format's precision, inside the step's sum (terms of one sign)."""
         return self.significand_bits + self.accumulation_bits
+
+    @property
+    def bits_needed_random(self) -> float:
+        """A contribution at the format's precision, inside a sum of random-sign terms."""
+        return self.significand_bits + self.accumulation_bits_random
+
+    def bits_below_peak(self, level: float) -> float:
+        """Effective bits left to a value at `level` (a fraction, 0 < level <= 1) of its frame's full scale:
+        one gain is set per frame, so a bin 2^-k below the frame's peak keeps ENOB - k bits (at least 0)."""
+        check_positive_number("level", level)
+        if level > 1:
+            raise LedgerError(f"level = {level!r}: must be at most 1 (a fraction of the frame's full scale)")
+        return max(0.0, self.enob + math.log2(level))
 
 
 def precision_check(enob: float = 8, gradient_format: str = "bf16", contributions: float = 1) -> PrecisionCheck:

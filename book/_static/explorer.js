@@ -772,6 +772,14 @@
   Explorer.prototype.onChange = function (changed, fromSlider) {
     var t0 = performance.now();
     var self = this, params = {}, errors = {};
+    // A new modulator mode brings its own frame rate and values per pixel (ledger make_settings does the same).
+    if (changed === "modulator" && MODULATORS.hasOwnProperty(this.controls.modulator.value)) {
+      var mode = MODULATORS[this.controls.modulator.value];
+      if (this.controls.frame_rate) this.controls.frame_rate.value = showValue("frame_rate", mode.frame_rate_hz);
+      if (this.controls.values_per_pixel) {
+        this.controls.values_per_pixel.value = showValue("values_per_pixel", 1 / (mode.cell[0] * mode.cell[1]));
+      }
+    }
     Object.keys(this.controls).forEach(function (name) {
       var el = self.controls[name];
       if (el.tagName === "SELECT") { params[name] = el.value; return; }
@@ -973,6 +981,14 @@
     if (hyb) {
       hyb.textContent = row.variant === "hybrid" ?
         row.attention_layers + " of " + LLAMA3_8B.n_layers + " layers keep attention" : "used by the hybrid only";
+    }
+    var note = this.root.querySelector("#tx-modulator-note");
+    if (note) {
+      var text = row.modulator + ": " + MODULATORS[row.modulator].label + ", " + F.int(row.frame_rate_hz) +
+                 " frames/s, " + showValue("values_per_pixel", row.values_per_pixel) + " complex value per pixel" +
+                 (row.cited ? " (the cited device)." : ": overridden, no longer the cited device.");
+      if (note.textContent !== text) note.textContent = text;
+      note.setAttribute("data-cited", row.cited ? "true" : "false");
     }
     var blk = this.root.querySelector("#tx-block-note");
     if (blk) blk.textContent = row.variant === "hyena2_circulant" ? "" : "(Used by hyena2_circulant only.)";

@@ -119,10 +119,11 @@ def _mask_ratio(variant: str, seq_len: int, **overrides) -> float:
 
 
 numeric("masks-encoding",
-        lambda: step_row(variant="hyena2", seq_len=2048, values_per_pixel=1 / 16,
+        lambda: step_row(variant="hyena2", seq_len=2048, modulator="dmd-superpixel",
                          mask_spectrum="two-sided").weight_mask_s,
         rel_tol=0.003, unit="s",
-        hint="16 mirrors per complex value and n instead of n/2 + 1 values per transform: about 32 times the ideal.")
+        hint="16 mirrors per complex value at the binary rate (9,523 Hz, not 1,031), and n instead of n/2 + 1 "
+             "values per transform: 16 x 1,031 / 9,523 x 4,096 / 2,049, about 3.5 times the idealised device.")
 numeric("masks-step-size",
         lambda: step_row(variant="hyena2", seq_len=2048, step_tokens=2_097_152).digital_step_s,
         rel_tol=0.002, unit="s",
