@@ -26,6 +26,7 @@ from .settings import Device, Settings
 from .shares import amdahl, share
 from .step import step_items
 from .table import StepRow, make_settings, step_row, summarize
+from .timing import kernel_of
 
 HEADLINE = ("step_share", "amdahl", "weight_mask_s", "data_mask_s")
 """The four headline figures every row reports."""
@@ -250,27 +251,86 @@ class _Counted:
 _KERNEL_OF: dict = {}
 
 
-def _count(s: Settings, variations: Iterable[str] = ()) -> _Counted:
-    """One pass over the step's items: FLOPs, optical FLOPs, FLOPs by kernel kind, mask values."""
-    from .timing import KERNELS, kernel_of
-    kf, okf = dict.fromkeys(KERNELS, 0.0), dict.fromkeys(KERNELS, 0.0)
-    step = opt = wv = dv = 0.0
-    ws, ds = [], []
-    for i in variation_items(s, step_items(s), variations):
+class _Sums:
+    """Running sums of one step's items: FLOPs, optical FLOPs, FLOPs by kernel kind, mask values."""
+
+    def __init__(self) -> None:
+        from .timing import KERNELS
+        self.kf, self.okf = dict.fromkeys(KERNELS, 0.0), dict.fromkeys(KERNELS, 0.0)
+        self.step = self.opt = self.wv = self.dv = 0.0
+        self.ws: list = []
+        self.ds: list = []
+
+    def add(self, i: LineItem, factor: float = 1.0, masks: bool = True) -> None:
         key = (i.op, i.cls)
         k = _KERNEL_OF.get(key) or _KERNEL_OF.setdefault(key, kernel_of(i))
-        step += i.flops
-        kf[k] += i.flops
+        f = factor * i.flops
+        self.step += f
+        self.kf[k] += f
         if i.cls in OPTICAL_CLASSES:
-            opt += i.flops
-            okf[k] += i.flops
+            self.opt += f
+            self.okf[k] += f
+        if masks:
+            self.add_masks(i)
+
+    def add_masks(self, i: LineItem) -> None:
         if i.cls == "weight_product":
-            wv += i.mask_values
-            ws.append(i)
+            self.wv += i.mask_values
+            self.ws.append(i)
         elif i.cls == "data_product":
-            dv += i.mask_values
-            ds.append(i)
-    return _Counted(step, share(opt, step), tuple(kf.items()), tuple(okf.items()), wv, dv, tuple(ws), tuple(ds))
+            self.dv += i.mask_values
+            self.ds.append(i)
+
+    def counted(self) -> _Counted:
+        return _Counted(self.step, share(self.opt, self.step), tuple(self.kf.items()), tuple(self.okf.items()),
+                        self.wv, self.dv, tuple(self.ws), tuple(self.ds))
+
+
+def _count(s: Settings, variations: Iterable[str] = ()) -> _Counted:
+    """One pass over the step's items (the reference count the joint grid's shortcut must match)."""
+    sums = _Sums()
+    for i in variation_items(s, step_items(s), variations):
+        sums.add(i)
+    return sums.counted()
+
+
+def _count_policies(s: Settings, variations: Iterable[str], policies) -> list[_Counted]:
+    """The counts of `s` under each (recompute, filter_build) of `policies`, from one list of items.
+
+    Both switches act on items the plain step already lists: full recompute adds every block's forward
+    item again (no per-step one, no mask), and building per micro-batch multiplies the per-step items;
+    recomputing U's spectrum adds nothing under full recompute. Equal to `_count` with the switches set
+    (a test holds them together); one weighted sum per policy instead of a new ledger.
+    """
+    from .run import run_policy
+    from .step import BLOCK_LAYERS
+    from .timing import KERNELS, kernel_of
+    plain = replace(s, recompute="none", filter_build="step")
+    items = variation_items(plain, step_items(plain), variations)
+    builds = run_policy(replace(plain, filter_build="micro-batch")).filter_builds
+    kernel_index = {k: j for j, k in enumerate(KERNELS)}
+    kernels = np.array([kernel_index[_KERNEL_OF.get((i.op, i.cls)) or _KERNEL_OF.setdefault((i.op, i.cls), kernel_of(i))]
+                        for i in items])
+    flops = np.array([i.flops for i in items])
+    optical = np.array([i.cls in OPTICAL_CLASSES for i in items])
+    per_step = np.array([i.per == "step" for i in items])
+    again = np.array([i.op.endswith("again for dW") for i in items])
+    block_forward = np.array([i.phase == "forward" and i.layer in BLOCK_LAYERS and i.per != "step" for i in items])
+    sums = _Sums()
+    for i in items:
+        sums.add_masks(i)
+    out = []
+    for recompute, filter_build in policies:
+        weight = np.where(per_step & (filter_build == "micro-batch"), builds, 1.0)
+        if recompute == "full":
+            weight = np.where(again, 0.0, weight) + block_forward
+        f = flops * weight
+        kf = np.bincount(kernels, f, minlength=len(KERNELS))
+        okf = np.bincount(kernels, f * optical, minlength=len(KERNELS))
+        step, opt = float(f.sum()), float((f * optical).sum())
+        out.append(_Counted(step, share(opt, step), tuple(zip(KERNELS, map(float, kf))),
+                            tuple(zip(KERNELS, map(float, okf))), sums.wv, sums.dv, tuple(sums.ws), tuple(sums.ds)))
+    return out
 
 
 def _figures(c: _Counted, device: Device, speedup: float, time_share: bool) -> dict[str, float]:
@@ -464,22 +524,29 @@ def _joint_view(seq_len: int) -> JointView:
             posts.append((tuple(a.name for a in post_rows), ps.device, ps.optical_speedup, GPU_TIME_SHARE in pv))
         post_arrays = _post_arrays(posts)
         n = 0
+        # recompute and where filters are built act on items the plain step lists: one count serves all four
+        policy_axes = [flop_axes.pop(k, [None]) for k in ("recompute", "filter_build")]
+        policy_rows = list(itertools.product(*policy_axes))
         for pre in itertools.product(*flop_axes.values()):
             pre_rows = [a for a in pre if a is not None]
             try:
                 s, variations = _thrown(base, pre_rows)
             except LedgerError:
                 continue  # e.g. a step size that a sequence length does not divide
+            policies = [tuple((_thrown(s, [a])[0] if a else s).__getattribute__(k) for a, k in zip(rows, ("recompute", "filter_build")))
+                        for rows in policy_rows]
             counted += 1
-            fig = _figures_many(_count(s, variations), post_arrays)
-            n += len(posts)
-            for f in JOINT_FIGURES:
-                b, values = best[f], fig[f]
-                lo, hi = int(np.argmin(values)), int(np.argmax(values))
-                if values[lo] < b[0]:
-                    b[0], b[1] = float(values[lo]), tuple(a.name for a in pre_rows) + posts[lo][0]
-                if values[hi] > b[2]:
-                    b[2], b[3] = float(values[hi]), tuple(a.name for a in pre_rows) + posts[hi][0]
+            for rows, c in zip(policy_rows, _count_policies(s, variations, policies)):
+                thrown = pre_rows + [a for a in rows if a is not None]
+                fig = _figures_many(c, post_arrays)
+                n += len(posts)
+                for f in JOINT_FIGURES:
+                    b, values = best[f], fig[f]
+                    lo, hi = int(np.argmin(values)), int(np.argmax(values))
+                    if values[lo] < b[0]:
+                        b[0], b[1] = float(values[lo]), tuple(a.name for a in thrown) + posts[lo][0]
+                    if values[hi] > b[2]:
+                        b[2], b[3] = float(values[hi]), tuple(a.name for a in thrown) + posts[hi][0]
         combos[variant] = n
         ranges += [JointRange(variant, f, default[f], *best[f]) for f in JOINT_FIGURES]
     return JointView(tuple(ranges), combos, counted, time.perf_counter() - t0)

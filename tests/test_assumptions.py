@@ -172,3 +172,19 @@ def test_assumptions_cli_json(capsys):
         assert j["low"] <= j["default"] <= j["high"]
     assert main(["assumptions", "--bogus"]) == 2
     assert "unknown arguments" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("variant", ["hyena2", "hybrid", "hyena2_circulant"])
+@pytest.mark.parametrize("variations", [(), ("recompute_input_spectrum",), ("optical_block_sum", "recompute_input_spectrum")])
+def test_grid_shortcut_matches_a_fresh_count(variant, variations):
+    """The joint grid counts recompute and filter placement by weighting one list of items; a new ledger agrees."""
+    from ledger.assumptions import _count, _count_policies
+    s = ledger.make_settings(variant=variant, seq_len=4096, block=64 if variant == "hyena2_circulant" else 256)
+    policies = [(r, f) for r in ("none", "full") for f in ("step", "micro-batch")]
+    for (r, f), fast in zip(policies, _count_policies(s, variations, policies)):
+        slow = _count(ledger.make_settings(s, recompute=r, filter_build=f), variations)
+        assert fast.step_flops == pytest.approx(slow.step_flops, rel=1e-12)
+        assert fast.step_share == pytest.approx(slow.step_share, rel=1e-12)
+        assert dict(fast.kernel_flops) == pytest.approx(dict(slow.kernel_flops), rel=1e-12)
+        assert dict(fast.optical_kernel_flops) == pytest.approx(dict(slow.optical_kernel_flops), rel=1e-12)
+        assert (fast.weight_values, fast.data_values) == (slow.weight_values, slow.data_values)
