@@ -131,7 +131,7 @@ class Engine:
     """Pixels along one row (layout "rows")."""
     input_rate: float | None = None
     """Real numbers per second the input plane and readout convert; None: like the mask device, one real number
-    per pixel per frame (pixels x frame_rate_hz)."""
+    per pixel per frame (pixels x frame_rate_hz; optimistic for a binary device, whose pixel holds one bit)."""
     readout: str = "interferometric"
     """Detection of the outputs, a key of READOUTS."""
     gpus: float = 64

@@ -139,3 +139,17 @@ def _step_size() -> bool:
 def _static_small() -> bool:
     rows = [step_row(variant="hyena2", seq_len=s) for s in LENGTHS]
     return all(r.static_share < 0.01 and r.weight_mask_s / r.digital_step_s > 0.25 for r in rows)
+
+
+@claim("masks-two-sided-about-doubles", CHAPTER,
+       "Holding the two-sided spectrum about doubles both mask budgets (a factor n/(n/2+1), just under 2).",
+       "Hyena-2, hybrid and block-circulant at S = 2,048, 4,096 and 8,192, every modulator mode, packed: "
+       "weight and data masks between 1.9 and 2 times the one-sided times")
+def _two_sided() -> bool:
+    for n in MODULATORS:
+        one, two = _rows(modulator=n), _rows(modulator=n, mask_spectrum="two-sided")
+        for k in one:
+            for field in ("weight_mask_s", "data_mask_s"):
+                if not 1.9 <= getattr(two[k], field) / getattr(one[k], field) <= 2.0:
+                    return False
+    return True
