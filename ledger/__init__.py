@@ -1,5 +1,6 @@
 """ledger: a per-operation FLOP ledger of one LLM training step (forward, dX, dW) and its optical share."""
 from .costs import Costs
+from .engine import LAYOUTS, MODULATORS, READOUTS, REFUSED_MODULATORS, Engine, Modulator
 from .errors import LedgerError
 from .layers import ALL_PHASES, CLASSES, OPTICAL_CLASSES, PHASES, RECOMPUTE, STATIC_CLASSES, LineItem
 from .masks import MaskBudget, digital_step_seconds, mask_budget
@@ -12,6 +13,7 @@ from .table import StepRow, make_settings, six_n_flops, step_row, summarize
 from .hardware import hardware_flops, model_flops
 
 __all__ = [
+    "Engine", "LAYOUTS", "MODULATORS", "Modulator", "READOUTS", "REFUSED_MODULATORS",
     "ALL_PHASES", "ATTENTION_KERNELS", "FFT_LENGTHS", "hardware_flops", "model_flops", "MASK_SPECTRA", "RECOMPUTE", "RECOMPUTE_MODES", "matrix_params", "weight_matrices",
     "CLASSES", "Costs", "Device", "LLAMA3_8B", "LedgerError", "LineItem", "MaskBudget", "ModelShape",
     "OPTICAL_CLASSES", "PHASES", "STATIC_CLASSES", "Settings", "StepRow", "VARIANTS", "amdahl",

@@ -10,6 +10,7 @@ LedgerError naming the value.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Iterable
 
 from .errors import LedgerError, check_positive_number
@@ -221,6 +222,70 @@ def implied_utilization(run_flops_total: float, device_hours: float, peak_flops:
     return check_positive_number("run_flops_total", run_flops_total) / (seconds * check_positive_number("peak_flops", peak_flops))
 
 
+# --- collectives on a two-tier network -----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Topology:
+    """A cluster's network as the collectives see it, per GPU and each way (bytes/s): NVLink between
+    the GPUs of one node, and the node's network cards (one per GPU on an H100 DGX/HGX node)."""
+
+    gpus_per_node: int
+    nvlink_bandwidth: float
+    """Bytes/s each way from one GPU into the node's NVLink switches (an H100 SXM's 450 GB/s)."""
+    nic_bandwidth: float
+    """Bytes/s each way of the network port each GPU uses between nodes (400 Gb/s InfiniBand: 50 GB/s)."""
+
+    def __post_init__(self):
+        if isinstance(self.gpus_per_node, bool) or not isinstance(self.gpus_per_node, int) or self.gpus_per_node < 1:
+            raise LedgerError(f"gpus_per_node = {self.gpus_per_node!r}: must be a positive integer")
+        check_positive_number("nvlink_bandwidth", self.nvlink_bandwidth)
+        check_positive_number("nic_bandwidth", self.nic_bandwidth)
+
+
+H100_NODES = Topology(gpus_per_node=8, nvlink_bandwidth=450e9, nic_bandwidth=50e9)
+"""8-GPU H100 SXM nodes (DGX/HGX H100): NVLink 450 GB/s each way per GPU, one 400 Gb/s NIC per GPU."""
+
+FLAT_NETWORK = Topology(gpus_per_node=1, nvlink_bandwidth=450e9, nic_bandwidth=50e9)
+"""The worst case: every hop of every ring crosses a GPU's own 50 GB/s port (one GPU per node, no NVLink tier)."""
+
+COLLECTIVE_BUS_FACTOR = {"all_reduce": lambda n: 2 * (n - 1) / n,
+                         "reduce_scatter": lambda n: (n - 1) / n,
+                         "all_gather": lambda n: (n - 1) / n}
+"""Bytes each rank moves per byte of the whole array, for n ranks: nccl-tests' bus-bandwidth factors."""
+
+
+def bus_bandwidth(ranks: int, topology: Topology) -> float:
+    """The bus bandwidth (bytes/s) a ring collective over `ranks` GPUs reaches at best, its ranks packed
+    into nodes of `topology.gpus_per_node`: NVLink's rate inside one node; across nodes NCCL runs one
+    ring (channel) per NIC, each crossing a node boundary once on its own NIC, so the node's NICs
+    together give GPUs-per-node x NIC rate (the last node's count if it is partly filled: its fewer
+    NICs carry every ring), capped at NVLink's rate (conservatively: the ring model allows
+    g/(g-1) x NVLink). A flat network (one GPU per node) gives the NIC rate alone."""
+    if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
+        raise LedgerError(f"ranks = {ranks!r}: must be a positive integer")
+    g = topology.gpus_per_node
+    if ranks <= g and g > 1:
+        return topology.nvlink_bandwidth
+    emptiest_node = ranks % g or g
+    return min(emptiest_node * topology.nic_bandwidth, topology.nvlink_bandwidth)
+
+
+def collective_seconds(kind: str, size_bytes: float, ranks: int, topology: Topology,
+                       overhead_s: float = 0.0) -> float:
+    """Time of one collective on an array of `size_bytes` bytes (the whole array, as nccl-tests counts
+    it) over `ranks` GPUs: overhead + size x bus factor / bus bandwidth (nccl-tests: time is about
+    overhead + size / bandwidth, and busbw = algbw x the factor). `overhead_s` is the latency term,
+    0 by default: the result is then a lower bound, close for large messages."""
+    if kind not in COLLECTIVE_BUS_FACTOR:
+        raise LedgerError(f"kind = {kind!r}: must be one of {', '.join(COLLECTIVE_BUS_FACTOR)}")
+    size = check_positive_number("size_bytes", size_bytes)
+    if isinstance(overhead_s, bool) or not isinstance(overhead_s, (int, float)) or not overhead_s >= 0:
+        raise LedgerError(f"overhead_s = {overhead_s!r}: must be a number of seconds, 0 or more")
+    if ranks == 1:
+        return 0.0
+    return overhead_s + size * COLLECTIVE_BUS_FACTOR[kind](ranks) / bus_bandwidth(ranks, topology)
+
+
 # --- tensor parallelism against the ridge -------------------------------------------------------
 
 def tensor_parallel_ridge_degree(tokens: float, k: float, b: float, peak_flops: float, bandwidth: float,
@@ -242,26 +307,37 @@ def tensor_parallel_ridge_degree(tokens: float, k: float, b: float, peak_flops: 
 
 
 def tensor_parallel_allreduce(tokens: float, shape: ModelShape, degree: int, flops_rate: float,
-                              link_bandwidth: float, bytes_per_value: float = 2.0) -> dict[str, float]:
+                              topology: "Topology | None" = None, bytes_per_value: float = 2.0,
+                              seq_len: float | None = None, causal: bool = False,
+                              overhead_s: float = 0.0) -> dict[str, float]:
     """Megatron-style tensor parallelism of one layer for one micro-batch of `tokens` tokens, per device.
 
     Each layer all-reduces its (tokens x H) activations twice in the forward pass (after the attention
     output projection and after the MLP down projection) and twice in the backward pass (the input
-    gradients of the QKV and MLP up/gate products); a ring all-reduce sends and receives
-    2 (t - 1)/t of the tensor per device over `link_bandwidth` bytes/s. Sequence parallelism replaces
-    each all-reduce by a reduce-scatter and an all-gather of the same volume. The layer's matrix work
-    (forward and backward, 6 x tokens x its weights) is split over the t devices at `flops_rate`.
-    Returns comm_s, matmul_s (seconds per device) and ratio = comm_s / matmul_s (0 at t = 1).
+    gradients of the QKV and MLP up/gate products); sequence parallelism replaces each all-reduce by a
+    reduce-scatter and an all-gather of the same volume. Each all-reduce takes `collective_seconds` over
+    the `topology` (default H100_NODES: NVLink inside an 8-GPU node, one 400 Gb/s NIC per GPU between
+    nodes), its t ranks packed into nodes. The layer's matrix work, split over the t devices at
+    `flops_rate`, is 6 x tokens x its weights plus the attention products QK^T and AV,
+    12 x tokens x seq_len x H (halved if `causal`, as a kernel that skips masked tiles roughly does);
+    seq_len defaults to tokens (one sequence per micro-batch).
+    Returns comm_s, matmul_s (seconds per device; attention_s of it the attention products) and
+    ratio = comm_s / matmul_s (0 at t = 1).
     """
-    t = check_positive_number("degree", degree)
+    check_positive_number("degree", degree)
     if isinstance(degree, bool) or not isinstance(degree, int):
         raise LedgerError(f"degree = {degree!r}: must be a positive integer")
+    if not isinstance(causal, bool):
+        raise LedgerError(f"causal = {causal!r}: must be True or False")
     n = check_positive_number("tokens", tokens)
-    values = n * shape.hidden
-    comm_s = 4 * 2 * (t - 1) / t * values * check_positive_number("bytes_per_value", bytes_per_value) \
-        / check_positive_number("link_bandwidth", link_bandwidth)
-    matmul_s = 6 * n * layer_params_exact(shape) / t / check_positive_number("flops_rate", flops_rate)
-    return {"comm_s": comm_s, "matmul_s": matmul_s, "ratio": comm_s / matmul_s}
+    s = n if seq_len is None else check_positive_number("seq_len", seq_len)
+    topology = H100_NODES if topology is None else topology
+    size = n * shape.hidden * check_positive_number("bytes_per_value", bytes_per_value)
+    comm_s = 4 * collective_seconds("all_reduce", size, degree, topology, overhead_s) if degree > 1 else 0.0
+    rate = check_positive_number("flops_rate", flops_rate)
+    attention_s = 12 * n * s * shape.hidden * (0.5 if causal else 1.0) / degree / rate
+    matmul_s = 6 * n * layer_params_exact(shape) / degree / rate + attention_s
+    return {"comm_s": comm_s, "matmul_s": matmul_s, "attention_s": attention_s, "ratio": comm_s / matmul_s}
 
 
 def fused_qkv_columns(shape: ModelShape) -> int:
@@ -317,7 +393,8 @@ def flash_attention_backward_flops(items: Iterable[LineItem]) -> float:
 
 GRADIENT_REDUCE_BYTES = 4.0
 """Bytes per gradient value in the data-parallel reduction: fp32, the default of Megatron-LM (bf16
-training forces accumulate_allreduce_grads_in_fp32) and of torchtitan (mixed_precision_reduce = float32)."""
+training sets accumulate_allreduce_grads_in_fp32 unless --grad-reduce-in-bf16, added in February 2025,
+turns it off) and of torchtitan (mixed_precision_reduce = float32)."""
 
 
 def data_parallel_bytes(n_params: float, devices: float, gradient_bytes: float = GRADIENT_REDUCE_BYTES,
@@ -330,6 +407,20 @@ def data_parallel_bytes(n_params: float, devices: float, gradient_bytes: float =
     d = check_positive_number("devices", devices)
     per_value = check_positive_number("gradient_bytes", gradient_bytes) + check_positive_number("weight_bytes", weight_bytes)
     return (d - 1) / d * check_positive_number("n_params", n_params) * per_value
+
+
+def data_parallel_seconds(n_params: float, devices: int, topology: Topology | None = None,
+                          gradient_bytes: float = GRADIENT_REDUCE_BYTES, weight_bytes: float = 2.0,
+                          overhead_s: float = 0.0) -> float:
+    """Seconds per step of the gradient reduce-scatter and the weight all-gather of `data_parallel_bytes`
+    over `devices` GPUs packed into nodes of `topology` (default H100_NODES), by `collective_seconds`:
+    data_parallel_bytes / bus bandwidth, plus `overhead_s` per collective (0: a bandwidth lower bound)."""
+    if isinstance(devices, bool) or not isinstance(devices, int) or devices < 1:
+        raise LedgerError(f"devices = {devices!r}: must be a positive integer")
+    topology = H100_NODES if topology is None else topology
+    n = check_positive_number("n_params", n_params)
+    return (collective_seconds("reduce_scatter", n * check_positive_number("gradient_bytes", gradient_bytes), devices, topology, overhead_s)
+            + collective_seconds("all_gather", n * check_positive_number("weight_bytes", weight_bytes), devices, topology, overhead_s))
 
 
 # --- the recompute tax ---------------------------------------------------------------------------
@@ -355,10 +446,35 @@ def recompute_tax(items: list[LineItem], fraction: float = 1.0, ops: tuple[str, 
 
 # --- the optimizer's memory traffic --------------------------------------------------------------
 
-OPTIMIZER_BYTES_PER_PARAM = 20.0
-"""Bytes per parameter an AdamW step touches, each state counted once: the 16 bytes of mixed-precision
-Adam state (bf16 weight 2 + bf16 gradient 2 + fp32 master weight 4 + two fp32 moments 8, as in ZeRO)
-plus a 4-byte fp32 gradient accumulator. Counting every write back as well would push it towards 30."""
+OPTIMIZER_STATE_BYTES = {
+    "megatron": {"replicated": 6.0, "sharded": 12.0},
+    "torchtitan-fsdp2": {"replicated": 0.0, "sharded": 16.0},
+}
+"""Bytes per parameter of mixed-precision AdamW state, split into what stays on every data-parallel
+device and what a sharded optimizer divides over d devices. Megatron-LM, bf16 parameters and fp32
+main gradients: 18 (bf16 weight 2 + fp32 gradient 4 + fp32 master weight 4 + two fp32 moments 8); its
+distributed optimizer shards the last 12, leaving 6 + 12/d (Megatron Core's distributed-optimizer
+guide). torchtitan with FSDP2: fp32 sharded parameters, gradients in the parameters' fp32 and two
+fp32 moments, 16, all sharded (the bf16 copies are gathered per layer and freed: transient)."""
+
+OPTIMIZER_BYTES_PER_PARAM = OPTIMIZER_STATE_BYTES["megatron"]["replicated"] + OPTIMIZER_STATE_BYTES["megatron"]["sharded"]
+"""18 bytes per parameter, each state counted once: Megatron-LM's bf16-with-fp32-gradients figure,
+the default of `optimizer_bytes`; use OPTIMIZER_STATE_BYTES for another framework."""
+
+
+def optimizer_state_bytes_per_device(n_params: float, devices: int, framework: str = "megatron",
+                                     sharded: bool = True) -> float:
+    """Bytes of optimizer state (weights, gradients, master weights, moments) on each of `devices`
+    data-parallel devices: replicated + sharded / d bytes per parameter when sharded, the sum when not."""
+    if framework not in OPTIMIZER_STATE_BYTES:
+        raise LedgerError(f"framework = {framework!r}: must be one of {', '.join(OPTIMIZER_STATE_BYTES)}")
+    if isinstance(devices, bool) or not isinstance(devices, int) or devices < 1:
+        raise LedgerError(f"devices = {devices!r}: must be a positive integer")
+    if not isinstance(sharded, bool):
+        raise LedgerError(f"sharded = {sharded!r}: must be True or False")
+    state = OPTIMIZER_STATE_BYTES[framework]
+    per_param = state["replicated"] + state["sharded"] / (devices if sharded else 1)
+    return check_positive_number("n_params", n_params) * per_param
 
 
 def optimizer_bytes(n_params: float, bytes_per_param: float = OPTIMIZER_BYTES_PER_PARAM) -> float:

@@ -9,20 +9,38 @@ assumption leaves all four alone, `other` names the figure it does move. Every n
 """
 from __future__ import annotations
 
+import functools
+import itertools
 import math
-from dataclasses import dataclass
-from typing import Any, Callable
+import time
+
+import numpy as np
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterable
 
 from .costs import Costs
+from .engine import MODULATORS, mask_rows
 from .errors import LedgerError
+from .layers import OPTICAL_CLASSES, LineItem
 from .settings import Device, Settings
-from .table import StepRow, make_settings, step_row
+from .shares import amdahl, share
+from .step import step_items
+from .table import StepRow, make_settings, step_row, summarize
+from .timing import kernel_of
 
 HEADLINE = ("step_share", "amdahl", "weight_mask_s", "data_mask_s")
 """The four headline figures every row reports."""
 HEADLINE_LABELS = {"step_share": "step share", "amdahl": "Amdahl bound", "weight_mask_s": "weight masks",
                    "data_mask_s": "data masks"}
 HEADLINE_VARIANT = "hyena2_circulant"
+GPU_TIME_SHARE = "gpu_time_share"
+RECOMPUTE_INPUT_SPECTRUM = "recompute_input_spectrum"
+OPTICAL_BLOCK_SUM = "optical_block_sum"
+VARIATIONS = (GPU_TIME_SHARE, RECOMPUTE_INPUT_SPECTRUM, OPTICAL_BLOCK_SUM)
+"""Alternatives that are not step_row keywords: the share by GPU time rather than FLOPs, recomputing
+the input spectra for dW rather than keeping them, the circulant block sum done optically."""
+TIME_SHARE_SLOWDOWN = 10.0
+"""Under the GPU-time share: FFTs and elementwise work run at 1/10 of the matmul rate (illustrative)."""
 HEADLINE_SEQ_LEN = 4096
 
 
@@ -63,6 +81,8 @@ class Assumption:
     why: str
     other: str | None = None
     """A figure outside the headline four that the alternative moves (a FORMATS key), if any."""
+    variation: str | None = None
+    """An alternative that is not a step_row keyword (one of VARIATIONS), applied by `figures`."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +107,11 @@ class AssumptionRow:
         """True when none of the four headline figures changes at its printed precision."""
         return not self.moved
 
+    def gain_ratio(self) -> float:
+        """The Amdahl gain above 1 under the alternative over the default's: (bound - 1) / (default bound - 1)."""
+        a, d = self.alternative["amdahl"] - 1, self.default["amdahl"] - 1
+        return a / d if d else (1.0 if a == d else math.inf)
+
     def ratio(self, key: str) -> float:
         """Alternative over default of one headline figure (1 when both are 0)."""
         a, d = self.alternative[key], self.default[key]
@@ -98,14 +123,23 @@ def _assumptions() -> tuple[Assumption, ...]:
     superpixel = 4 * 4
     faster = 10
     uhd = 3840 * 2160
+    llama_start, llama_end = 4 * s.step_tokens, 16 * s.step_tokens
     return (
         Assumption("FFT price", "fft_constant", f"{c.fft_constant:g} n log2 n per real FFT",
                    f"{2 * c.fft_constant:g} n log2 n", {"fft_constant": 2 * c.fft_constant},
                    "the complex-FFT count, as if each real FFT ran as a complex one"),
-        Assumption("Complex-multiply price", "complex_mul_flops", f"{c.complex_mul_flops:g} FLOPs",
-                   f"{c.complex_mul_flops + 2:g} FLOPs", {"complex_mul_flops": c.complex_mul_flops + 2},
-                   "a complex multiply-accumulate: 4 multiplies and 4 adds"),
-        Assumption("Causal halving of attention", "causal_attention", "off (the 6N rule's 12LSH term)",
+        Assumption("Complex multiply-accumulate", "complex_mul_flops",
+                   f"multiply {c.complex_mul_flops:g} FLOPs, each accumulating add {c.complex_add_flops:g} more",
+                   f"{c.complex_mul_flops + 2:g} FLOPs per multiply-accumulate, adds included",
+                   {"complex_mul_flops": c.complex_mul_flops + 2, "complex_add_flops": 0.0},
+                   "a complex multiply-accumulate (4 multiplies, 4 adds) charged once: the adds that sum products "
+                   "over blocks or over the step are the accumulate, not extra work"),
+        Assumption("FMA counting", "flops_per_mac", f"a multiply-add is {c.flops_per_mac:g} FLOPs",
+                   "a multiply-add is 1 operation (complex multiply 4)", {"flops_per_mac": 1.0, "complex_mul_flops": 4.0},
+                   "counting fused multiply-adds as one operation, as hardware issues them; the FFT price is kept "
+                   "(its adds and multiplies pair only in part)"),
+        Assumption("Causal halving of attention", "causal_attention",
+                   "off (the attention term 12 L S H per token counts every score)",
                    "on (QK^T and AV halved)", {"causal_attention": True},
                    "a kernel that skips the masked half of the scores", other="transformer_step_flops"),
         Assumption("FFT length", "fft_length", f"n = {s.fft_length}", "n = 2S-1", {"fft_length": "2S-1"},
@@ -113,18 +147,16 @@ def _assumptions() -> tuple[Assumption, ...]:
         Assumption("Mask spectrum", "mask_spectrum", f"{s.mask_spectrum} (n/2+1 values per transform)",
                    "two-sided (n values)", {"mask_spectrum": "two-sided"},
                    "a Fourier plane holds every frequency; Hermitian symmetry saves digital work, not pixels"),
-        Assumption("Values per pixel", "values_per_pixel", f"{dev.values_per_pixel:g} complex value per pixel",
-                   f"1/{superpixel} ({superpixel} binary mirrors per complex value)",
-                   {"values_per_pixel": 1 / superpixel},
-                   "binary micromirrors encode a complex value in a 4 x 4 group (a superpixel)"),
         Assumption("Mask pixels", "pixels", f"{dev.pixels:,.0f} pixels", f"{uhd:,} pixels (3840 x 2160)",
                    {"pixels": float(uhd)}, "a device of 4K resolution"),
-        Assumption("Frame rate", "frame_rate", f"{dev.frame_rate:,g} frames/s",
-                   f"{faster * dev.frame_rate:,g} frames/s", {"frame_rate": faster * dev.frame_rate},
+        Assumption("Frame rate", "frame_rate", f"{dev.frame_rate_hz:,g} frames/s",
+                   f"{faster * dev.frame_rate_hz:,g} frames/s", {"frame_rate": faster * dev.frame_rate_hz},
                    f"a device {faster} times faster"),
-        Assumption("Step size", "step_tokens", f"{s.step_tokens:,} tokens", f"{4 * s.step_tokens:,} tokens",
-                   {"step_tokens": 4 * s.step_tokens}, "a larger batch, as longer runs use",
+        Assumption("Step size (4M)", "step_tokens", f"{s.step_tokens:,} tokens", f"{llama_start:,} tokens",
+                   {"step_tokens": llama_start}, "Llama 2's step, and Llama 3's at the start of pre-training",
                    other="digital_step_s"),
+        Assumption("Step size (16M)", "step_tokens", f"{s.step_tokens:,} tokens", f"{llama_end:,} tokens",
+                   {"step_tokens": llama_end}, "Llama 3's step at the end of pre-training", other="digital_step_s"),
         Assumption("Hybrid ratio", "hybrid_attention_fraction",
                    f"{s.hybrid_attention_fraction:g} of the layers keep attention", "0.5",
                    {"hybrid_attention_fraction": 0.5}, "attention in every other layer",
@@ -142,6 +174,27 @@ def _assumptions() -> tuple[Assumption, ...]:
         Assumption("GPU figures", "gpu_flops", f"{dev.gpus:g} GPUs x {dev.gpu_flops / 1e12:,.0f} TFLOP/s sustained",
                    f"{dev.gpus:g} GPUs x {2.5 * dev.gpu_flops / 1e12:,.0f} TFLOP/s",
                    {"gpu_flops": 2.5 * dev.gpu_flops}, "a faster GPU generation", other="digital_step_s"),
+        Assumption("Share of FLOPs or of GPU time", GPU_TIME_SHARE, "FLOP share (every FLOP takes the same time)",
+                   f"GPU-time share (FFTs and elementwise work at 1/{TIME_SHARE_SLOWDOWN:g} of the matmul rate)", {},
+                   "FFTs and elementwise products are memory-bound on a GPU and run far below its matmul rate "
+                   "(ledger.timing; chapter 16 measures the rates)", variation=GPU_TIME_SHARE),
+        Assumption("U's spectrum for dW", RECOMPUTE_INPUT_SPECTRUM, "kept from the forward pass",
+                   "recomputed: FFT(u) (and each token's block FFTs) again in dW", {},
+                   "keeping spectra costs memory (chapter 07); recomputing them costs transforms. Under full "
+                   "recompute the recomputed forward rebuilds them anyway", variation=RECOMPUTE_INPUT_SPECTRUM),
+        Assumption("Circulant block sum", OPTICAL_BLOCK_SUM, "digital (complex adds after the products)",
+                   "optical (coherent superposition of the masked spectra)", {},
+                   "an optical engine can sum the q masked block spectra by superposition on one detector "
+                   "(chapter 04)", variation=OPTICAL_BLOCK_SUM),
+        Assumption("Where filters are built", "filter_build", "once per optimizer step (a step-level accumulator)",
+                   "once per micro-batch on every data-parallel rank", {"filter_build": "micro-batch"},
+                   "a real run builds spectra per micro-batch per rank (ledger.run)"),
+        *(Assumption(f"Modulator ({label})", "modulator", f"{dev.modulator}: {dev.mode.device}, "
+                     f"{dev.frame_rate_hz:,g} Hz, {dev.complex_values_per_pixel:g} value per pixel",
+                     f"{name}: {MODULATORS[name].frame_rate_hz:,g} Hz, {MODULATORS[name].values_per_pixel:g} "
+                     "value per pixel", {"modulator": name}, f"a cited device: {MODULATORS[name].encoding}")
+          for name, label in (("dmd-superpixel", "binary superpixel"), ("dmd-lee", "binary Lee hologram"),
+                              ("lcos-double-phase", "phase-only LCOS")) if name in MODULATORS),
     )
 
 
@@ -163,14 +216,173 @@ def headline(row: StepRow) -> dict[str, float]:
     return {k: getattr(row, k) for k in HEADLINE}
 
 
+def variation_items(s: Settings, items: list[LineItem], variations: Iterable[str]) -> list[LineItem]:
+    """The step's line items with the item-level variations applied (GPU_TIME_SHARE changes no item)."""
+    variations = set(variations)
+    unknown = variations - set(VARIATIONS)
+    if unknown:
+        raise LedgerError(f"variation {sorted(unknown)[0]!r}: must be one of {', '.join(VARIATIONS)}")
+    out = list(items)
+    if RECOMPUTE_INPUT_SPECTRUM in variations and s.recompute != "full":
+        out += [replace(i, op=i.op + " again for dW", phase="dW", mask_values=0.0) for i in items
+                if i.phase == "forward" and i.cls == "transform" and i.per != "step"
+                and (i.op.endswith("rFFT of u") or i.op.endswith("rFFT of x blocks"))]
+    if OPTICAL_BLOCK_SUM in variations:
+        out = [replace(i, cls="weight_product") if ("sum over input blocks" in i.op or "sum over output blocks" in i.op)
+               else i for i in out]
+    return out
+
+
+@dataclass(frozen=True)
+class _Counted:
+    """What one setting of the FLOP-side switches gives, before the device and the share basis are applied."""
+
+    step_flops: float
+    step_share: float
+    kernel_flops: tuple
+    optical_kernel_flops: tuple
+    weight_values: float
+    data_values: float
+    weight_spectra: tuple = ()
+    """((spectra, values per spectrum), ...) of the weight masks: what layout "rows" counts rows from."""
+    data_spectra: tuple = ()
+
+
+_KERNEL_OF: dict = {}
+
+
+class _Sums:
+    """Running sums of one step's items: FLOPs, optical FLOPs, FLOPs by kernel kind, mask values."""
+
+    def __init__(self) -> None:
+        from .timing import KERNELS
+        self.kf, self.okf = dict.fromkeys(KERNELS, 0.0), dict.fromkeys(KERNELS, 0.0)
+        self.step = self.opt = self.wv = self.dv = 0.0
+        self.ws: list = []
+        self.ds: list = []
+
+    def add(self, i: LineItem, factor: float = 1.0, masks: bool = True) -> None:
+        key = (i.op, i.cls)
+        k = _KERNEL_OF.get(key) or _KERNEL_OF.setdefault(key, kernel_of(i))
+        f = factor * i.flops
+        self.step += f
+        self.kf[k] += f
+        if i.cls in OPTICAL_CLASSES:
+            self.opt += f
+            self.okf[k] += f
+        if masks:
+            self.add_masks(i)
+
+    def add_masks(self, i: LineItem) -> None:
+        if i.cls == "weight_product":
+            self.wv += i.mask_values
+            self.ws.append(i)
+        elif i.cls == "data_product":
+            self.dv += i.mask_values
+            self.ds.append(i)
+
+    def counted(self) -> _Counted:
+        return _Counted(self.step, share(self.opt, self.step), tuple(self.kf.items()), tuple(self.okf.items()),
+                        self.wv, self.dv, tuple(self.ws), tuple(self.ds))
+
+
+def _count(s: Settings, variations: Iterable[str] = ()) -> _Counted:
+    """One pass over the step's items (the reference count the joint grid's shortcut must match)."""
+    sums = _Sums()
+    for i in variation_items(s, step_items(s), variations):
+        sums.add(i)
+    return sums.counted()
+
+
+def _count_policies(s: Settings, variations: Iterable[str], policies) -> list[_Counted]:
+    """The counts of `s` under each (recompute, filter_build) of `policies`, from one list of items.
+
+    Both switches act on items the plain step already lists: full recompute adds every block's forward
+    item again (no per-step one, no mask), and building per micro-batch multiplies the per-step items;
+    recomputing U's spectrum adds nothing under full recompute. Equal to `_count` with the switches set
+    (a test holds them together); one weighted sum per policy instead of a new ledger.
+    """
+    from .run import run_policy
+    from .step import BLOCK_LAYERS
+    from .timing import KERNELS, kernel_of
+    plain = replace(s, recompute="none", filter_build="step")
+    items = variation_items(plain, step_items(plain), variations)
+    builds = run_policy(replace(plain, filter_build="micro-batch")).filter_builds
+    kernel_index = {k: j for j, k in enumerate(KERNELS)}
+    kernels = np.array([kernel_index[_KERNEL_OF.get((i.op, i.cls)) or _KERNEL_OF.setdefault((i.op, i.cls), kernel_of(i))]
+                        for i in items])
+    flops = np.array([i.flops for i in items])
+    optical = np.array([i.cls in OPTICAL_CLASSES for i in items])
+    per_step = np.array([i.per == "step" for i in items])
+    again = np.array([i.op.endswith("again for dW") for i in items])
+    block_forward = np.array([i.phase == "forward" and i.layer in BLOCK_LAYERS and i.per != "step" for i in items])
+    sums = _Sums()
+    for i in items:
+        sums.add_masks(i)
+    out = []
+    for recompute, filter_build in policies:
+        weight = np.where(per_step & (filter_build == "micro-batch"), builds, 1.0)
+        if recompute == "full":
+            weight = np.where(again, 0.0, weight) + block_forward
+        f = flops * weight
+        kf = np.bincount(kernels, f, minlength=len(KERNELS))
+        okf = np.bincount(kernels, f * optical, minlength=len(KERNELS))
+        step, opt = float(f.sum()), float((f * optical).sum())
+        out.append(_Counted(step, share(opt, step), tuple(zip(KERNELS, map(float, kf))),
+                            tuple(zip(KERNELS, map(float, okf))), sums.wv, sums.dv, tuple(sums.ws), tuple(sums.ds)))
+    return out
+
+
+def _figures(c: _Counted, device: Device, speedup: float, time_share: bool) -> dict[str, float]:
+    """Every figure of one combination from its counts: the same formulas as ledger.step_row."""
+    if time_share:
+        slow = device.gpu_flops / TIME_SHARE_SLOWDOWN
+        rate = {"matmul": device.gpu_flops, "block_product": device.gpu_flops}
+        step_t = sum(f / rate.get(k, slow) for k, f in c.kernel_flops)
+        opt_t = sum(f / rate.get(k, slow) for k, f in c.optical_kernel_flops)
+        p, digital = share(opt_t, step_t), step_t / device.gpus
+    else:
+        p, digital = c.step_share, c.step_flops / device.cluster_flops
+    wf = device.frames(c.weight_values, mask_rows(c.weight_spectra, device))
+    df = device.frames(c.data_values, mask_rows(c.data_spectra, device))
+    wm, dm = wf / device.frame_rate_hz, df / device.frame_rate_hz
+    return {"step_share": p, "amdahl": amdahl(p, speedup), "weight_mask_s": wm, "data_mask_s": dm,
+            "digital_step_s": digital, "weight_mask_steps": wm / digital, "data_mask_steps": dm / digital}
+
+
+def figures(settings: Settings | None = None, variations: Iterable[str] = (), **overrides: Any) -> dict[str, float]:
+    """Step share, Amdahl bound, mask times (s and in digital steps) and digital step time of one setting.
+
+    `overrides` are step_row keywords; `variations` names alternatives that are not (VARIATIONS).
+    """
+    variations = tuple(variations)
+    s = make_settings(settings, **overrides)
+    return _figures(_count(s, variations), s.device, s.optical_speedup, GPU_TIME_SHARE in variations)
+
+
+def _thrown(base: Settings, rows: Iterable[Assumption]) -> tuple[Settings, tuple[str, ...]]:
+    overrides, variations = {}, []
+    for a in rows:
+        overrides.update(a.overrides)
+        if a.variation:
+            variations.append(a.variation)
+    return make_settings(base, **overrides), tuple(variations)
+
+
+def figures_with(rows: Iterable[Assumption], settings: Settings | None = None, **overrides: Any) -> dict[str, float]:
+    """`figures` with every assumption of `rows` thrown together on top of `settings`."""
+    s, variations = _thrown(make_settings(settings, **overrides), rows)
+    return figures(s, variations)
+
+
 def assumptions_table(settings: Settings | None = None, **overrides: Any) -> list[AssumptionRow]:
     """One row per assumption, its alternative thrown on top of `settings` (default: circulant, S = 4,096)."""
     base = make_settings(settings, **overrides) if (settings or overrides) else \
         make_settings(variant=HEADLINE_VARIANT, seq_len=HEADLINE_SEQ_LEN)
-    default = headline(step_row(base))
+    default = {k: figures(base)[k] for k in HEADLINE}
     rows = []
     for a in ASSUMPTIONS:
-        alt = headline(step_row(base, **a.overrides))
+        alt = {k: v for k, v in figures_with([a], base).items() if k in HEADLINE}
         other = None
         if a.other is not None:
             if a.other not in _OTHER:
@@ -180,3 +392,210 @@ def assumptions_table(settings: Settings | None = None, **overrides: Any) -> lis
                      getattr(step_row(base, **extra, **a.overrides), key))
         rows.append(AssumptionRow(a, default, alt, other))
     return rows
+
+
+# --- the joint view: every alternative together ---------------------------------------------------
+
+JOINT_VARIANTS = ("hyena2", "hybrid", "hyena2_circulant")
+"""The variants whose headline figures the joint view ranges over (the transformer has no optical work)."""
+JOINT_FIGURES = ("amdahl", "weight_mask_steps", "data_mask_steps")
+JOINT_LABELS = {"amdahl": "Amdahl bound", "weight_mask_steps": "weight masks / digital step",
+                "data_mask_steps": "data masks / digital step"}
+_POST_KEYS = {"modulator", "pixels", "values_per_pixel", "frame_rate", "gpus", "gpu_flops", "optical_speedup"}
+
+
+def _compatible(rows) -> bool:
+    """A combination the grid counts: a frame-rate override is an alternative to the idealised device's rate,
+    so it is not thrown on top of a cited modulator mode (that would leave the cited device)."""
+    keys = {k for a in rows for k in a.overrides}
+    return not ({"modulator", "frame_rate"} <= keys)
+
+
+def axes() -> dict[str, list[Assumption | None]]:
+    """The switches as grid axes: {setting: [None (the default), alternative, ...]}; rows on one setting share an axis."""
+    out: dict[str, list] = {}
+    for a in ASSUMPTIONS:
+        out.setdefault(a.setting, [None]).append(a)
+    return out
+
+
+def _post_arrays(posts) -> dict:
+    """The device-side settings of every post combination as arrays (one entry per combination)."""
+    return {"values_per_frame": np.array([d.values_per_frame for _, d, _, _ in posts]),
+            "frame_rate": np.array([d.frame_rate_hz for _, d, _, _ in posts]),
+            "cluster_flops": np.array([d.cluster_flops for _, d, _, _ in posts]),
+            "speedup": np.array([sp for _, _, sp, _ in posts]),
+            "time_share": np.array([ts for _, _, _, ts in posts])}
+
+
+def _figures_many(c: _Counted, post: dict) -> dict:
+    """`_figures` for every post combination at once (numpy), the same formulas."""
+    slow = TIME_SHARE_SLOWDOWN
+    fast_kernels = ("matmul", "block_product")
+    step_t = sum(f * (1 if k in fast_kernels else slow) for k, f in c.kernel_flops)  # x gpu_flops seconds
+    opt_t = sum(f * (1 if k in fast_kernels else slow) for k, f in c.optical_kernel_flops)
+    ts = post["time_share"]
+    p = np.where(ts, opt_t / step_t, c.step_share)
+    digital = np.where(ts, step_t, c.step_flops) / post["cluster_flops"]
+    with np.errstate(divide="ignore"):
+        amd = 1.0 / ((1.0 - p) + p / post["speedup"])
+    wf = np.ceil(c.weight_values / post["values_per_frame"]) if c.weight_values > 0 else 0.0
+    df = np.ceil(c.data_values / post["values_per_frame"]) if c.data_values > 0 else 0.0
+    return {"amdahl": amd, "weight_mask_steps": wf / post["frame_rate"] / digital,
+            "data_mask_steps": df / post["frame_rate"] / digital}
+
+
+def _is_post(choices) -> bool:
+    """An axis the counted items do not depend on: device figures, the speed-up, the share basis."""
+    return all(a.variation == GPU_TIME_SHARE or (not a.variation and set(a.overrides) <= _POST_KEYS)
+               for a in choices if a is not None)
+
+
+@dataclass(frozen=True)
+class JointRange:
+    """The lowest and highest value of one figure of one variant over the grid of all alternatives together."""
+
+    variant: str
+    figure: str
+    default: float
+    low: float
+    low_combination: tuple[str, ...]
+    """The assumptions thrown (names) that give the lowest value; () is the defaults."""
+    high: float
+    high_combination: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"variant": self.variant, "figure": self.figure, "default": self.default, "low": self.low,
+                "low_combination": list(self.low_combination), "high": self.high,
+                "high_combination": list(self.high_combination)}
+
+
+@dataclass(frozen=True)
+class JointView:
+    ranges: tuple[JointRange, ...]
+    combinations: dict
+    """{variant: combinations evaluated} (switches that cannot change a variant are left at their default)."""
+    counted: int
+    """Step ledgers counted (the expensive part); device and share-basis switches reuse them."""
+    seconds: float
+
+    def get(self, variant: str, figure: str) -> JointRange:
+        for r in self.ranges:
+            if (r.variant, r.figure) == (variant, figure):
+                return r
+        raise LedgerError(f"no joint range for {variant!r}, {figure!r}: variants {', '.join(JOINT_VARIANTS)}, "
+                          f"figures {', '.join(JOINT_FIGURES)}")
+
+
+def _relevant(base: Settings, choices) -> bool:
+    """Whether any alternative of a FLOP-side axis changes the variant's line items at all."""
+    default = variation_items(base, step_items(base), ())
+    for a in choices[1:]:
+        s, variations = _thrown(base, [a])
+        if variation_items(s, step_items(s), variations) != default:
+            return True
+    return False
+
+
+def joint_view(seq_len: int = HEADLINE_SEQ_LEN) -> JointView:
+    """Every combination of every alternative (all switches at once), per Hyena variant: each figure's range."""
+    return _joint_view(seq_len)
+
+
+@functools.lru_cache(maxsize=4)
+def _joint_view(seq_len: int) -> JointView:
+    t0 = time.perf_counter()
+    grid = axes()
+    post_axes = {k: v for k, v in grid.items() if _is_post(v)}
+    ranges, combos, counted = [], {}, 0
+    for variant in JOINT_VARIANTS:
+        base = make_settings(variant=variant, seq_len=seq_len)
+        if base.device.layout != "packed":
+            raise LedgerError("the joint grid counts the packed layout (the engine's default)")
+        flop_axes = {k: v for k, v in grid.items() if k not in post_axes and _relevant(base, v)}
+        default = figures(base)
+        best = {f: [default[f], (), default[f], ()] for f in JOINT_FIGURES}
+        posts = []  # the device-side switches touch no line item: settle them once per variant
+        for post in itertools.product(*post_axes.values()):
+            post_rows = [a for a in post if a is not None]
+            if not _compatible(post_rows):
+                continue
+            ps, pv = _thrown(base, post_rows)
+            posts.append((tuple(a.name for a in post_rows), ps.device, ps.optical_speedup, GPU_TIME_SHARE in pv))
+        post_arrays = _post_arrays(posts)
+        n = 0
+        # recompute and where filters are built act on items the plain step lists: one count serves all four
+        policy_axes = [flop_axes.pop(k, [None]) for k in ("recompute", "filter_build")]
+        policy_rows = list(itertools.product(*policy_axes))
+        for pre in itertools.product(*flop_axes.values()):
+            pre_rows = [a for a in pre if a is not None]
+            try:
+                s, variations = _thrown(base, pre_rows)
+            except LedgerError:
+                continue  # e.g. a step size that a sequence length does not divide
+            policies = [tuple((_thrown(s, [a])[0] if a else s).__getattribute__(k) for a, k in zip(rows, ("recompute", "filter_build")))
+                        for rows in policy_rows]
+            counted += 1
+            for rows, c in zip(policy_rows, _count_policies(s, variations, policies)):
+                thrown = pre_rows + [a for a in rows if a is not None]
+                fig = _figures_many(c, post_arrays)
+                n += len(posts)
+                for f in JOINT_FIGURES:
+                    b, values = best[f], fig[f]
+                    lo, hi = int(np.argmin(values)), int(np.argmax(values))
+                    if values[lo] < b[0]:
+                        b[0], b[1] = float(values[lo]), tuple(a.name for a in thrown) + posts[lo][0]
+                    if values[hi] > b[2]:
+                        b[2], b[3] = float(values[hi]), tuple(a.name for a in thrown) + posts[hi][0]
+        combos[variant] = n
+        ranges += [JointRange(variant, f, default[f], *best[f]) for f in JOINT_FIGURES]
+    return JointView(tuple(ranges), combos, counted, time.perf_counter() - t0)
+
+
+def by_name(name: str) -> Assumption:
+    """The assumption called `name`; a LedgerError naming the known ones if there is none."""
+    for a in ASSUMPTIONS:
+        if a.name == name:
+            return a
+    raise LedgerError(f"assumption {name!r}: known are {', '.join(a.name for a in ASSUMPTIONS)}")
+
+
+def figures_of_combination(variant: str, names: Iterable[str], seq_len: int = HEADLINE_SEQ_LEN) -> dict[str, float]:
+    """Recount one combination from scratch (the check that a joint extreme is what its combination gives)."""
+    return figures_with([by_name(n) for n in names], variant=variant, seq_len=seq_len)
+
+
+def to_json(seq_len: int = HEADLINE_SEQ_LEN) -> dict:
+    """The rows (one per assumption, block-circulant Hyena-2) and the joint ranges, for the CLI."""
+    rows = []
+    for r in assumptions_table(seq_len=seq_len, variant=HEADLINE_VARIANT):
+        a = r.assumption
+        rows.append({"name": a.name, "setting": a.setting, "default": a.default, "alternative": a.alternative,
+                     "overrides": a.overrides, "variation": a.variation, "why": a.why,
+                     "default_figures": r.default, "alternative_figures": r.alternative, "moved": list(r.moved)})
+    view = joint_view(seq_len)
+    return {"variant": HEADLINE_VARIANT, "seq_len": seq_len, "rows": rows,
+            "joint": [r.to_json() for r in view.ranges],
+            "joint_combinations": view.combinations, "joint_counted": view.counted,
+            "joint_seconds": view.seconds}
+
+
+def main(argv: list[str]) -> int:
+    """`python -m ledger assumptions [--json]`: every assumption's row and the joint ranges."""
+    import json
+    import sys
+    if argv not in ([], ["--json"]):
+        sys.stderr.write(f"python -m ledger assumptions: error: unknown arguments {' '.join(argv)!r} (allowed: --json)\n")
+        return 2
+    data = to_json()
+    if argv == ["--json"]:
+        json.dump(data, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    for r in data["rows"]:
+        moved = ", ".join(r["moved"]) or "none of the four"
+        print(f"{r['name']}: {r['default']} -> {r['alternative']}  (moves {moved})")
+    print("joint ranges (every alternative together):")
+    for j in data["joint"]:
+        print(f"  {j['variant']} {JOINT_LABELS[j['figure']]}: {j['low']:.4g} to {j['high']:.4g} (default {j['default']:.4g})")
+    return 0

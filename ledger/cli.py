@@ -10,6 +10,8 @@ from typing import Sequence
 
 from .errors import LedgerError
 from .report import DEFAULT_SEQ_LENS, results_json, results_markdown
+from .run import FILTER_BUILDS
+from .engine import LAYOUTS, MODULATORS, READOUTS, REFUSED_MODULATORS
 from .settings import ATTENTION_KERNELS, FFT_LENGTHS, MASK_SPECTRA, RECOMPUTE_MODES, VARIANTS, Device, Settings
 from .shapes import ModelShape
 from .costs import Costs
@@ -62,6 +64,14 @@ def _fraction(text: str) -> float:
     return value
 
 
+def _modulator(text: str) -> str:
+    if text in MODULATORS:
+        return text
+    if text in REFUSED_MODULATORS:
+        raise argparse.ArgumentTypeError(f"{text!r} is refused: {REFUSED_MODULATORS[text]}")
+    raise argparse.ArgumentTypeError(f"{text!r} is not a modulator mode (choose from {', '.join(MODULATORS)})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     d, dev = Settings(), Device()
     p = OneLineParser(prog="python -m ledger",
@@ -99,15 +109,34 @@ def build_parser() -> argparse.ArgumentParser:
                    help="values a mask holds per transform of length n: one-sided n/2+1, two-sided n "
                         "(default: one-sided)")
     p.add_argument("--fft-length", choices=FFT_LENGTHS, default=d.fft_length,
-                   help="long-convolution FFT length: 2S, or 2S-1 (the shortest without wrap-around; default: 2S)")
+                   help="long-convolution FFT length: 2S, or 2S-1 (the shortest without wrap-around; default: 2S). "
+                        "Both are priced C n log2 n, so 2S-1 (odd; 8,191 is prime) is priced as if it were a "
+                        "power of two: it shows the length's effect on the count, not a cheaper FFT")
+    p.add_argument("--micro-batches", type=_positive_int, default=d.micro_batches, metavar="M",
+                   help="micro-batches each data-parallel rank (one per GPU) runs per step (default: 1)")
+    p.add_argument("--filter-build", choices=FILTER_BUILDS, default=d.filter_build,
+                   help="filter and weight-block spectra built once per step (the ledger's idealisation) or once "
+                        "per micro-batch per rank (a real run; default: step)")
     p.add_argument("--optical-speedup", type=_speedup, default=d.optical_speedup, metavar="S",
                    help="the optical engine runs its work S times faster; Amdahl = 1/((1-p)+p/S) "
                         "(default: inf, the bound 1/(1-p))")
     p.add_argument("--pixels", type=_positive_float, default=dev.pixels, help="mask pixels (default: 2e6)")
-    p.add_argument("--values-per-pixel", type=_positive_float, default=dev.values_per_pixel,
-                   help="complex values per pixel (default: 1)")
-    p.add_argument("--frame-rate", type=_positive_float, default=dev.frame_rate, metavar="HZ",
-                   help="mask frames per second (default: 1031)")
+    p.add_argument("--modulator", type=_modulator, default=dev.modulator, metavar="NAME",
+                   help="mask modulator mode, which sets the frame rate and complex values per pixel: "
+                        + "; ".join(f"{m.name} ({m.frame_rate_hz:g} Hz, {m.values_per_pixel:g} per pixel)"
+                                    for m in MODULATORS.values()) + f" (default: {dev.modulator})")
+    p.add_argument("--values-per-pixel", type=_positive_float, default=None,
+                   help="override the modulator's complex values per pixel (the row then says cited: false)")
+    p.add_argument("--frame-rate", type=_positive_float, default=None, metavar="HZ",
+                   help="override the modulator's mask frames per second (the row then says cited: false)")
+    p.add_argument("--layout", choices=LAYOUTS, default=dev.layout,
+                   help="Fourier-plane layout: packed (values fill the frame; default) or rows (one spectrum per "
+                        "row under cylindrical optics, a longer one over several rows)")
+    p.add_argument("--row-pixels", type=_positive_int, default=dev.row_pixels, metavar="N",
+                   help=f"pixels along a row, layout rows (default: {dev.row_pixels})")
+    p.add_argument("--readout", choices=tuple(READOUTS), default=dev.readout,
+                   help="output detection: interferometric (2 detector samples per real number, sign kept; "
+                        "default) or intensity (1 sample of |y|^2, sign lost)")
     p.add_argument("--gpus", type=_positive_float, default=dev.gpus, help="GPUs of the digital step (default: 64)")
     p.add_argument("--gpu-flops", type=_positive_float, default=dev.gpu_flops, metavar="FLOPS",
                    help="sustained FLOP/s per GPU (default: 4e14)")
@@ -116,7 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
     shape = ModelShape.from_hf_config(args.config) if args.config else ModelShape()
-    device = Device(pixels=args.pixels, values_per_pixel=args.values_per_pixel, frame_rate=args.frame_rate,
+    device = Device(modulator=args.modulator, pixels=args.pixels, values_per_pixel=args.values_per_pixel,
+                    frame_rate=args.frame_rate, layout=args.layout, row_pixels=args.row_pixels, readout=args.readout,
                     gpus=args.gpus, gpu_flops=args.gpu_flops)
     costs = Costs(fft_constant=args.fft_constant, causal_attention=args.causal_attention)
     return Settings(step_tokens=args.step_tokens, block=args.block, shape=shape, costs=costs, device=device,
@@ -124,6 +154,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
                     mask_spectrum=args.mask_spectrum, optical_speedup=args.optical_speedup,
                     fft_length=args.fft_length, attention_kernel=args.attention_kernel,
                     attention_tile=args.attention_tile,
+                    micro_batches=args.micro_batches, filter_build=args.filter_build,
                     seq_len=args.step_tokens)  # a placeholder that divides the step; each row sets its own
 
 
@@ -132,6 +163,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and argv[0] == "reconcile":
         from . import reconcile
         return reconcile.main(argv[1:])
+    if argv and argv[0] == "assumptions":
+        from . import assumptions
+        return assumptions.main(argv[1:])
     if argv and argv[0] == "claims":
         from . import claims
         return claims.main(argv[1:])

@@ -14,6 +14,7 @@ import io
 import math
 from typing import Any
 
+from .engine import MODULATORS
 from .errors import LedgerError
 from .figures import CLASS_COLORS  # the book's one palette (the JavaScript explorer's CSS uses the same four)
 from .layers import CLASSES, OPTICAL_CLASSES, PHASES
@@ -30,10 +31,12 @@ TRAINED_CONTEXT = 8192
 
 DEFAULTS: dict[str, Any] = {
     "variant": "hyena2_circulant", "seq_len": 4096, "step_tokens": 1_048_576, "block": 256,
-    "hybrid_attention_fraction": 0.25, "pixels": 2e6, "values_per_pixel": 1.0, "frame_rate": 1031.0,
+    "hybrid_attention_fraction": 0.25, "modulator": "ideal", "pixels": 2e6,
+    "values_per_pixel": MODULATORS["ideal"].values_per_pixel, "frame_rate": MODULATORS["ideal"].frame_rate_hz,
     "gpus": 64, "gpu_flops": 400e12, "optical_speedup": math.inf,
 }
-"""The explorer opens on the block-circulant row of the training-step table."""
+"""The explorer opens on the block-circulant row of the training-step table, the engine's default mode with its
+own frame rate and values per pixel (the sliders pass them; a value other than the mode's overrides it)."""
 
 CLASS_LABELS = {"transform": "transforms (FFT)", "weight_product": "weight-masked products",
                 "data_product": "data-by-data products", "digital": "digital"}
@@ -102,7 +105,10 @@ def metrics_html(row: StepRow, params: dict[str, Any], error: str = "") -> str:
     if params["seq_len"] > TRAINED_CONTEXT:
         notes.append(f"<p style='color:#8a5d00'>Beyond the trained {TRAINED_CONTEXT:,} tokens: "
                      "shape-only extrapolation.</p>")
-    detail = (f"<p>{row.variant}, S = {row.seq_len:,}: {row.sequences:,} sequences per step, "
+    mode = (f"<p>Modulator {row.modulator}: {row.frame_rate_hz:,.6g} frames/s, {row.values_per_pixel:.6g} complex "
+            "value per pixel" + (" (the cited device).</p>" if row.cited else
+                                 ": overridden, no longer the cited device.</p>"))
+    detail = mode + (f"<p>{row.variant}, S = {row.seq_len:,}: {row.sequences:,} sequences per step, "
               f"{row.step_flops:.3e} FLOPs; {row.weight_mask_frames:,} weight-mask frames, "
               f"{row.data_mask_frames:,} data-mask frames.</p>")
     return "".join(notes) + f"<table>{cells}</table>" + detail
@@ -266,8 +272,10 @@ def explorer(**overrides: Any):
         "hybrid_attention_fraction": w.FloatSlider(
             value=start["hybrid_attention_fraction"], min=0.0, max=1.0, step=1 / 32,
             description="hybrid: attention share", continuous_update=False, style=style, layout=layout),
+        "modulator": w.Dropdown(options=list(MODULATORS), value=start["modulator"], description="modulator mode",
+                                style=style, layout=layout),
         "pixels": logf(start["pixels"], 3, 9, "mask pixels"),
-        "values_per_pixel": logf(start["values_per_pixel"], -3, 3, "values per pixel", base=2.0, step=1),
+        "values_per_pixel": logf(start["values_per_pixel"], -5, 3, "values per pixel", base=2.0, step=1),
         "frame_rate": logf(start["frame_rate"], 0, 6, "frames per second"),
         "gpus": sel(sorted(set(_powers(0, 16))), start["gpus"], "GPUs"),
         "gpu_flops": logf(start["gpu_flops"], 12, 16, "FLOP/s per GPU"),
@@ -287,6 +295,8 @@ def explorer(**overrides: Any):
     box.row, box.params, box.error = None, dict(start), ""
 
     def refresh(*_):
+        if getattr(box, "_syncing", False):
+            return
         params = {name: c.value for name, c in controls.items()}
         try:
             row = step_row(**params)
@@ -300,8 +310,20 @@ def explorer(**overrides: Any):
         fig = figure(row, by_phase, **params)
         image.value = figure_png(fig)
 
-    for c in controls.values():
-        c.observe(refresh, names="value")
+    def new_mode(change):
+        """A new modulator mode brings its own frame rate and values per pixel (as make_settings does)."""
+        mode = MODULATORS.get(change["new"])
+        if mode is not None:
+            box._syncing = True
+            try:
+                controls["frame_rate"].value = mode.frame_rate_hz
+                controls["values_per_pixel"].value = mode.values_per_pixel
+            finally:
+                box._syncing = False
+        refresh()
+
+    for name, c in controls.items():
+        c.observe(new_mode if name == "modulator" else refresh, names="value")
     box.refresh = refresh
     refresh()
     return box

@@ -1,16 +1,21 @@
 """Costs a FLOP share does not show, per optimizer step: conversions in and out of the optics,
 the precision a gradient asks for, and (from masks.py) the mask rewrites.
 
-Conversions. Every optical transform takes its input from the digital side and hands its output
-back. The count is in real numbers (scalars a converter handles; a complex bin is two). A long
-convolution's input is S samples (the zero padding to n = 2S is dark pixels, no conversion) and
-only its first S outputs are kept; a circulant block is b samples. Two bounds:
+Conversions (counted by ledger.engine.conversions, re-exported here). Every optical transform takes
+its input from the digital side and hands its output back. The count is in real numbers (scalars a
+converter handles; a complex bin is two). A long convolution's input is S samples (the zero padding to
+n = 2S is dark pixels, no conversion) and only its first S outputs are kept; a circulant block is b
+samples. Two assignments of work:
 - "separate": every transform is its own trip (input and output of each rFFT and inverse rFFT); a
   mask product rides on the trip of the inverse transform it feeds (its spectrum goes in through
   the mask);
 - "fused": a 4f pass does rFFT, mask product and inverse rFFT in one trip, so a sequence's or
-  token's data crosses only on the way in and on the way out; the per-step transforms (filter and
-  weight-block spectra, the accumulated gradients) still cross both ways.
+  token's data crosses on the way in and on the way out, and the spectra the digital weight
+  gradient multiplies (U and G, the X and G blocks) are tapped at the Fourier plane and read out
+  (`weight_gradient="readout"`), or recomputed by the GPUs (`"recompute"`, which lowers the FLOPs the
+  optics saves); the per-step transforms (filter and weight-block spectra, the accumulated gradients)
+  still cross both ways. This is the least a pass can move while the weight gradient stays digital,
+  and a 4f pass with a beam splitter before its mask reaches it.
 A block-circulant matrix sums its block products over input blocks (forward) or output blocks
 (dX). `block_sum` says where that sum happens:
 - "digital" (the default): as the FLOP classes charge it (complex adds, class "digital"). The sum
@@ -31,19 +36,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable
-
+from .engine import (BLOCK_SUMS, MODES, WEIGHT_GRADIENTS, Conversions, conversions,  # noqa: F401 (re-exported)
+                     feeds_weight_gradient, transform_size)
 from .errors import LedgerError, check_positive_number
-from .layers import LineItem
 from .settings import Settings
 from .shapes import ModelShape
 from .step import step_items
 from .table import summarize
-
-MODES = ("separate", "fused")
-BLOCK_SUMS = ("digital", "optical")
-"""Where a block-circulant matrix's sum over blocks happens (see the module text); the first, the one the
-FLOP classes charge, is the default."""
 
 FORMATS = {
     # name: (significand bits including the implicit one, exponent bits)
@@ -54,88 +53,6 @@ FORMATS = {
     "fp8_e4m3": (4, 4),
     "fp8_e5m2": (3, 5),
 }
-
-
-def transform_size(item: LineItem, settings: Settings) -> tuple[int, int]:
-    """(time-domain samples that cross, frequency bins) of one transform of `item`."""
-    if item.cls != "transform":
-        raise LedgerError(f"item {item.op!r}: is a {item.cls}, not a transform")
-    if item.op.startswith("long conv:"):
-        return settings.seq_len, settings.costs.bins(settings.fft_len)
-    return settings.block, settings.costs.bins(settings.block)
-
-
-def _is_inverse(item: LineItem) -> bool:
-    return item.op.split(":", 1)[-1].strip().startswith("inverse")
-
-
-@dataclass(frozen=True)
-class Conversions:
-    """Real numbers crossing the digital/optical boundary per optimizer step."""
-
-    mode: str
-    values_in: float
-    values_out: float
-    optical_flops: float
-    block_sum: str = "digital"
-    """Where a circulant matrix sums its blocks ("digital" or "optical")."""
-
-    @property
-    def values(self) -> float:
-        return self.values_in + self.values_out
-
-    @property
-    def flops_per_value(self) -> float:
-        """Optical FLOPs per number converted: the optics' arithmetic intensity."""
-        return self.optical_flops / self.values if self.values else 0.0
-
-
-def _is_circulant_sum_boundary(item: LineItem) -> bool:
-    """A per-token circulant item whose data crosses when the block sum is digital: a block product
-    (its spectrum out; separate, its input spectrum in too) or an inverse transform of summed blocks
-    (its spectrum in)."""
-    if item.op.startswith("long conv:") or item.per == "step":
-        return False
-    return (item.cls == "weight_product" and "W_ij" in item.op) or (item.cls == "transform" and _is_inverse(item))
-
-
-def conversions(settings: Settings, items: Iterable[LineItem] | None = None, mode: str = "separate",
-                block_sum: str = "digital") -> Conversions:
-    """Real numbers written into (in) and read out of (out) the optics for every transform of the step
-    (and, with a digital block sum, every block product of a circulant matrix).
-
-    `block_sum` ("digital", as the FLOP classes charge it, or "optical") matters only for
-    block-circulant matrices.
-    """
-    if mode not in MODES:
-        raise LedgerError(f"mode = {mode!r}: must be one of {', '.join(MODES)}")
-    if block_sum not in BLOCK_SUMS:
-        raise LedgerError(f"block_sum = {block_sum!r}: must be one of {', '.join(BLOCK_SUMS)}")
-    items = step_items(settings) if items is None else list(items)
-    v_in = v_out = 0.0
-    for item in items:
-        if block_sum == "digital" and _is_circulant_sum_boundary(item):
-            spectrum = 2 * settings.costs.bins(settings.block)  # a block's complex bins, two reals each
-            if item.cls == "weight_product":
-                v_out += item.count * spectrum  # every block product leaves for the digital sum
-                if mode == "separate":
-                    v_in += item.count * spectrum  # its own trip: the block's spectrum goes in
-            elif mode == "fused":
-                v_in += item.count * spectrum  # the summed spectrum comes back for the inverse transform
-                # (separate: the inverse transform's own input, counted with the transforms below)
-        if item.cls != "transform":
-            continue
-        samples, bins = transform_size(item, settings)
-        spectrum = 2 * bins  # complex bins, two real numbers each
-        inverse = _is_inverse(item)
-        if mode == "fused" and item.per != "step":
-            v_in += 0 if inverse else item.count * samples
-            v_out += item.count * samples if inverse else 0
-        else:
-            v_in += item.count * (spectrum if inverse else samples)
-            v_out += item.count * (samples if inverse else spectrum)
-    optical = sum(i.flops for i in items if i.cls in ("transform", "weight_product", "data_product"))
-    return Conversions(mode, v_in, v_out, optical, block_sum)
 
 
 @dataclass(frozen=True)
@@ -171,13 +88,33 @@ class PrecisionCheck:
 
     @property
     def accumulation_bits(self) -> float:
-        """Extra bits to keep one contribution resolvable in the sum of all of them: log2(contributions)."""
+        """Extra bits to keep one contribution resolvable in the sum of all of them when the terms share a sign
+        (the sum grows as their count): log2(contributions), the worst case."""
         return math.log2(self.contributions)
 
     @property
+    def accumulation_bits_random(self) -> float:
+        """The same when the terms have independent random signs (the sum grows as the square root of their
+        count): log2(contributions) / 2."""
+        return 0.5 * math.log2(self.contributions)
+
+    @property
     def bits_needed(self) -> float:
-        """A contribution at the format's precision, inside the step's sum."""
+        """A contribution at the format's precision, inside the step's sum (terms of one sign)."""
         return self.significand_bits + self.accumulation_bits
+
+    @property
+    def bits_needed_random(self) -> float:
+        """A contribution at the format's precision, inside a sum of random-sign terms."""
+        return self.significand_bits + self.accumulation_bits_random
+
+    def bits_below_peak(self, level: float) -> float:
+        """Effective bits left to a value at `level` (a fraction, 0 < level <= 1) of its frame's full scale:
+        one gain is set per frame, so a bin 2^-k below the frame's peak keeps ENOB - k bits (at least 0)."""
+        check_positive_number("level", level)
+        if level > 1:
+            raise LedgerError(f"level = {level!r}: must be at most 1 (a fraction of the frame's full scale)")
+        return max(0.0, self.enob + math.log2(level))
 
 
 def precision_check(enob: float = 8, gradient_format: str = "bf16", contributions: float = 1) -> PrecisionCheck:
@@ -216,6 +153,8 @@ class HiddenCosts:
     static_share: float
     step_share: float
     precision: PrecisionCheck
+    cluster_flops: float = 1.0
+    """Sustained FLOP/s of the digital cluster (prices the GPU's recomputed FFTs)."""
 
     @property
     def conversion_s(self) -> float:
@@ -223,8 +162,14 @@ class HiddenCosts:
 
     @property
     def static_saving_s(self) -> float:
-        """The most a once-per-step-mask engine could save: all its FLOPs made free."""
-        return self.static_share * self.digital_step_s
+        """The most a once-per-step-mask engine could save: all its FLOPs made free, less the time the GPUs
+        spend recomputing the weight gradient's rFFTs (weight_gradient "recompute")."""
+        return self.static_share * self.digital_step_s - self.gpu_recompute_s
+
+    @property
+    def gpu_recompute_s(self) -> float:
+        """Seconds the cluster spends recomputing rFFTs of u and g (0 unless weight_gradient = "recompute")."""
+        return self.conversions.gpu_fft_flops / self.cluster_flops
 
     @property
     def optical_saving_s(self) -> float:
@@ -237,16 +182,17 @@ class HiddenCosts:
 
 
 def hidden_costs(settings: Settings, enob: float = 8, gradient_format: str = "bf16", io_rate: float | None = None,
-                 mode: str = "separate", block_sum: str = "digital") -> HiddenCosts:
-    """Mask rewrites, conversions and precision of one step; io_rate defaults to the mask device's
-    pixels x frame rate (an input modulator like the mask device, one real number per pixel).
-    `block_sum` says where a circulant matrix sums its blocks ("digital", the FLOP classes' default, or "optical")."""
+                 mode: str = "separate", block_sum: str = "digital", weight_gradient: str = "readout") -> HiddenCosts:
+    """Mask rewrites, conversions and precision of one step; io_rate defaults to the engine's
+    (settings.device.io_rate: an input modulator like the mask device, one real number per pixel per frame).
+    `block_sum` says where a circulant matrix sums its blocks ("digital", the FLOP classes' default, or "optical");
+    `weight_gradient` how the digital weight gradient gets U and G in fused mode ("readout" or "recompute")."""
     if io_rate is None:
-        io_rate = settings.device.pixels * settings.device.frame_rate
+        io_rate = settings.device.io_rate
     check_positive_number("io_rate", io_rate)
     items = step_items(settings)
     row = summarize(settings, items)
-    conv = conversions(settings, items, mode, block_sum)
+    conv = conversions(settings, items, mode, block_sum, weight_gradient)
     check = precision_check(enob, gradient_format, weight_gradient_contributions(settings))
     return HiddenCosts(row.weight_mask_s, row.data_mask_s, conv, float(io_rate), row.digital_step_s,
-                       row.static_share, row.step_share, check)
+                       row.static_share, row.step_share, check, settings.device.cluster_flops)

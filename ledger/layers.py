@@ -35,6 +35,8 @@ class LineItem:
     count: float
     flops: float
     mask_values: float = 0.0
+    mask_len: int = 0
+    """Complex values of one mask spectrum (mask_values is a whole number of them); 0 when no mask."""
 
 
 def dense_matrix(s: Settings, name: str, layer: str, rows: int, cols: int, n_layers: int) -> list[LineItem]:
@@ -89,15 +91,15 @@ def long_convolutions(s: Settings, n_layers: int) -> list[LineItem]:
     return [
         LineItem("long conv: rFFT of u", "hyena", "forward", "transform", "sequence", per_seq, per_seq * fft),
         LineItem("long conv: H . U", "hyena", "forward", "weight_product", "sequence", per_seq, per_seq * product,
-                 mask_values=convs * mask),
+                 mask_values=convs * mask, mask_len=mask),
         LineItem("long conv: inverse rFFT to y", "hyena", "forward", "transform", "sequence", per_seq, per_seq * fft),
         LineItem("long conv: rFFT of filter h", "hyena", "forward", "transform", "step", convs, convs * fft),
         LineItem("long conv: rFFT of g", "hyena", "dX", "transform", "sequence", per_seq, per_seq * fft),
         LineItem("long conv: G . conj(H)", "hyena", "dX", "weight_product", "sequence", per_seq, per_seq * product,
-                 mask_values=convs * mask),
+                 mask_values=convs * mask, mask_len=mask),
         LineItem("long conv: inverse rFFT to du", "hyena", "dX", "transform", "sequence", per_seq, per_seq * fft),
         LineItem("long conv: G . conj(U)", "hyena", "dW", "data_product", "sequence", per_seq, per_seq * product,
-                 mask_values=per_seq * mask),
+                 mask_values=per_seq * mask, mask_len=mask),
         LineItem("long conv: accumulate dH over the step", "hyena", "dW", "digital", "sequence", per_seq * bins,
                  per_seq * bins * c.complex_add_flops),
         LineItem("long conv: inverse rFFT of dH", "hyena", "dW", "transform", "step", convs, convs * fft),
@@ -118,7 +120,7 @@ def circulant_matrix(s: Settings, name: str, layer: str, rows: int, cols: int, n
     return [
         LineItem(f"{name}: rFFT of x blocks", layer, "forward", "transform", "token", tokens * q, tokens * q * fft),
         LineItem(f"{name}: W_ij . X_j", layer, "forward", "weight_product", "token", tokens * blocks,
-                 tokens * blocks * product, mask_values=n_layers * blocks * mask),
+                 tokens * blocks * product, mask_values=n_layers * blocks * mask, mask_len=mask),
         LineItem(f"{name}: sum over input blocks", layer, "forward", "digital", "token", tokens * p * (q - 1) * bins,
                  tokens * p * (q - 1) * bins * c.complex_add_flops),
         LineItem(f"{name}: inverse rFFT to y blocks", layer, "forward", "transform", "token", tokens * p,
@@ -127,13 +129,13 @@ def circulant_matrix(s: Settings, name: str, layer: str, rows: int, cols: int, n
                  n_layers * blocks * fft),
         LineItem(f"{name}: rFFT of g blocks", layer, "dX", "transform", "token", tokens * p, tokens * p * fft),
         LineItem(f"{name}: G_i . conj(W_ij)", layer, "dX", "weight_product", "token", tokens * blocks,
-                 tokens * blocks * product, mask_values=n_layers * blocks * mask),
+                 tokens * blocks * product, mask_values=n_layers * blocks * mask, mask_len=mask),
         LineItem(f"{name}: sum over output blocks", layer, "dX", "digital", "token", tokens * q * (p - 1) * bins,
                  tokens * q * (p - 1) * bins * c.complex_add_flops),
         LineItem(f"{name}: inverse rFFT to dx blocks", layer, "dX", "transform", "token", tokens * q,
                  tokens * q * fft),
         LineItem(f"{name}: G_i . conj(X_j)", layer, "dW", "data_product", "token", tokens * blocks,
-                 tokens * blocks * product, mask_values=tokens * q * mask),
+                 tokens * blocks * product, mask_values=tokens * q * mask, mask_len=mask),
         LineItem(f"{name}: accumulate dW over the step", layer, "dW", "digital", "token", tokens * blocks * bins,
                  tokens * blocks * bins * c.complex_add_flops),
         LineItem(f"{name}: inverse rFFT of dW blocks", layer, "dW", "transform", "step", n_layers * blocks,

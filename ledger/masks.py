@@ -1,12 +1,16 @@
-"""Holding the masks: frames and seconds to write every mask of a step, and the digital step time."""
+"""Holding the masks: frames and seconds to write every mask of a step, and the digital step time.
+
+Frames and seconds come from the engine (ledger.engine.Engine): its modulator mode's frame rate and
+values per pixel, and its Fourier-plane layout (packed, or one spectrum per row).
+"""
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 from typing import Iterable
 
+from .engine import Engine, mask_rows
 from .layers import LineItem
-from .settings import Device
 
 
 @dataclass(frozen=True)
@@ -21,19 +25,25 @@ class MaskBudget:
     data_mask_s: float
 
 
-def frames(values: float, device: Device) -> int:
-    """Whole frames needed to write `values` complex values: ceil(values / values per frame)."""
+def frames(values: float, device: Engine) -> int:
+    """Whole frames needed to write `values` complex values packed: ceil(values / values per frame)
+    (layout "packed"; mask_budget counts rows for layout "rows")."""
     return math.ceil(values / device.values_per_frame) if values > 0 else 0
 
 
-def mask_budget(items: Iterable[LineItem], device: Device) -> MaskBudget:
+def mask_budget(items: Iterable[LineItem], device: Engine) -> MaskBudget:
     """Weight masks (spectra and conjugates, once per step) and data-by-data masks (per sequence or token)."""
-    weight = sum(i.mask_values for i in items if i.cls == "weight_product")
-    data = sum(i.mask_values for i in items if i.cls == "data_product")
-    wf, df = frames(weight, device), frames(data, device)
-    return MaskBudget(weight, data, wf, df, wf / device.frame_rate, df / device.frame_rate)
+    items = list(items)
+    weight_items = [i for i in items if i.cls == "weight_product"]
+    data_items = [i for i in items if i.cls == "data_product"]
+    weight = sum(i.mask_values for i in weight_items)
+    data = sum(i.mask_values for i in data_items)
+    wf = device.frames(weight, mask_rows(weight_items, device))
+    df = device.frames(data, mask_rows(data_items, device))
+    rate = device.frame_rate_hz
+    return MaskBudget(weight, data, wf, df, wf / rate, df / rate)
 
 
-def digital_step_seconds(step_flops: float, device: Device) -> float:
+def digital_step_seconds(step_flops: float, device: Engine) -> float:
     """The whole step, optical classes included, run digitally on the illustrative cluster."""
     return step_flops / device.cluster_flops

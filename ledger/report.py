@@ -68,10 +68,20 @@ def results_json(base: Settings, variants: Sequence[str] = VARIANTS,
         "optical_speedup": base.optical_speedup if math.isfinite(base.optical_speedup) else None,
         "costs": asdict(base.costs),
         "device": asdict(base.device),
+        "engine": engine_json(base),
         "rows": [row.to_json() for row, _ in rows],
         "why_share_falls": [why for _, why in rows],
         "spectral_checks": [asdict(c) for c in (checks if checks is not None else spectral_checks())],
     }
+
+
+def engine_json(base: Settings) -> dict[str, Any]:
+    """The engine as used: modulator mode, frame rate and values per pixel in use, whether cited, layout, I/O."""
+    e = base.device
+    return {"modulator": e.modulator, "frame_rate_hz": e.frame_rate_hz, "values_per_pixel": e.complex_values_per_pixel,
+            "cited": e.cited, "cite": list(e.mode.cite), "note": e.note, "layout": e.layout,
+            "row_pixels": e.row_pixels, "readout": e.readout, "readout_samples_per_value": e.readout_samples,
+            "io_rate": e.io_rate}
 
 
 def _pct(x: float) -> str:
@@ -91,7 +101,7 @@ def _table(header: Sequence[str], body: Iterable[Sequence[Any]]) -> list[str]:
 def results_markdown(data: dict[str, Any]) -> str:
     """Render the JSON contract as the results report."""
     m, rows = data["model"], data["rows"]
-    dev = data["device"]
+    dev, eng = data["device"], data["engine"]
     out = [f"# Training-step ledger: {m['name']}", "",
            f"Step of {data['step_tokens']:,} tokens; block {data['block']}; hybrid attention fraction "
            f"{data['hybrid_attention_fraction']}. Conventions: matmul {data['costs']['flops_per_mac']:g}mnk, "
@@ -149,8 +159,9 @@ def results_markdown(data: dict[str, Any]) -> str:
                    "matrix", "matrix fwd FLOPs/token", "matrix bwd FLOPs/token", "step digital bwd/fwd",
                    "step optical bwd/fwd"], body)
     out += ["", "## 4. Holding the masks", "",
-            f"Device: {dev['pixels']:,.0f} pixels x {dev['values_per_pixel']:g} complex value per pixel at "
-            f"{dev['frame_rate']:g} frames/s; layer-major order (each layer's masks written once per step). "
+            f"Engine: {eng['note']}. {dev['pixels']:,.0f} pixels x {eng['values_per_pixel']:g} complex value per "
+            f"pixel at {eng['frame_rate_hz']:g} frames/s, layout {eng['layout']}; layer-major order (each layer's "
+            "masks written once per step). "
             f"Digital step: all step FLOPs on {dev['gpus']:g} GPUs at {dev['gpu_flops'] / 1e12:g} TFLOP/s "
             "sustained.", ""]
     out += _table(["variant", "S", "weight-mask frames", "weight masks (s)", "data-mask frames",

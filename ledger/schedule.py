@@ -17,7 +17,8 @@ import math
 from dataclasses import dataclass
 
 from .errors import LedgerError, check_positive_int, check_positive_number
-from .masks import frames, mask_budget
+from .masks import mask_budget
+from .run import held_for_backward
 from .settings import Settings
 from .step import step_items
 
@@ -40,9 +41,11 @@ class HeldActivations:
     boundary_bytes: float
     """One layer boundary, every sequence of the step (what the next layer's pass needs)."""
     checkpoint_bytes: float
-    """Every layer's input, kept for the backward pass (checkpointing at each layer boundary)."""
+    """Every layer's input, kept for the backward pass (the checkpoints under full recompute; with none,
+    the least of the kept activations)."""
     spectra_bytes: float
-    """Input spectra kept from the forward pass for the data-by-data weight gradients (complex values)."""
+    """Input spectra kept for the data-by-data weight gradients (complex values), live at the peak under
+    the run policy: every Hyena layer's with recompute "none", one layer's with "full" (ledger.run)."""
     hbm_bytes_per_gpu: float
     gpus: float
 
@@ -66,12 +69,13 @@ class HeldActivations:
 
 def held_activations(settings: Settings, bytes_per_value: float = 2, hbm_bytes_per_gpu: float = HBM_BYTES_PER_GPU,
                      items=None) -> HeldActivations:
-    """Layer-major memory of `settings`: bytes_per_value 2 for bf16, device memory per GPU x settings.device.gpus."""
+    """Layer-major memory of the whole step in one place, under the run policy of `settings` (recompute):
+    bytes_per_value 2 for bf16, device memory per GPU x settings.device.gpus."""
     check_positive_number("hbm_bytes_per_gpu", hbm_bytes_per_gpu)
     one = boundary_bytes(settings.step_tokens, settings.shape.hidden, bytes_per_value)
-    items = step_items(settings) if items is None else items
-    spectra = mask_budget(items, settings.device).data_values * 2 * bytes_per_value  # complex: 2 reals
-    return HeldActivations(one, one * settings.shape.n_layers, spectra, hbm_bytes_per_gpu, settings.device.gpus)
+    held = held_for_backward(settings, bytes_per_value=bytes_per_value, items=items)
+    return HeldActivations(one, held.layer_inputs_bytes, held.spectra_bytes, hbm_bytes_per_gpu,
+                           settings.device.gpus)
 
 
 @dataclass(frozen=True)
@@ -89,8 +93,8 @@ class ScheduleCost:
     boundary_bytes: float
     """Activations held at a layer boundary: micro_batch sequences."""
     backward_bytes: float = 0.0
-    """Held from the forward to the backward pass for the micro-batch: every layer's input (checkpoints)
-    and the input spectra kept for the weight gradients."""
+    """Held from the forward to the backward pass for the micro-batch under the run policy: every layer's
+    input and the input spectra live at the peak (ledger.run.held_for_backward)."""
 
     @property
     def order(self) -> str:
@@ -106,13 +110,12 @@ def schedule_cost(settings: Settings, micro_batch: int, bytes_per_value: float =
     items = step_items(settings) if items is None else items
     budget = mask_budget(items, settings.device)
     rewrites = math.ceil(settings.sequences / micro_batch)
-    weight_frames = rewrites * frames(budget.weight_values, settings.device)
-    rate = settings.device.frame_rate
+    weight_frames = rewrites * budget.weight_frames
+    rate = settings.device.frame_rate_hz
     held = boundary_bytes(micro_batch * settings.seq_len, settings.shape.hidden, bytes_per_value)
-    spectra = budget.data_values * 2 * bytes_per_value * micro_batch / settings.sequences
+    backward = held_for_backward(settings, micro_batch, bytes_per_value, items).total_bytes
     return ScheduleCost(micro_batch, rewrites, weight_frames, weight_frames / rate,
-                        budget.data_frames, budget.data_frames / rate, held,
-                        held * settings.shape.n_layers + spectra)
+                        budget.data_frames, budget.data_frames / rate, held, backward)
 
 
 def layer_major(settings: Settings, bytes_per_value: float = 2, items=None) -> ScheduleCost:

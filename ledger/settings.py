@@ -1,23 +1,33 @@
-"""The one settings object every count starts from: shape, variant, lengths, conventions, device."""
+"""The one settings object every count starts from: shape, variant, lengths, conventions, engine."""
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
 
 from .costs import Costs
+from .engine import Engine
 from .errors import LedgerError, check_positive_int, check_positive_number, check_speedup
+from .run import check_run
 from .shapes import LLAMA3_8B, ModelShape
+
+Device = Engine
+"""The engine under its earlier name: `Device(pixels=..., frame_rate=...)` still builds one."""
 
 VARIANTS = ("transformer", "hyena2", "hybrid", "hyena2_circulant")
 DEFAULT_STEP_TOKENS = 1_048_576
-"""One optimizer step of 2**20 tokens, about what Llama-scale runs use."""
+"""One optimizer step of 2**20 tokens: an illustration, a quarter of the 4M tokens Llama 2 and early Llama 3
+used per step and 1/16 of Llama 3's final 16M (ledger.run.PUBLISHED_STEP_TOKENS)."""
 DEFAULT_HYBRID_ATTENTION_FRACTION = 0.25
 """The hybrid keeps attention in a quarter of its layers (every fourth layer; illustrative)."""
 RECOMPUTE_MODES = ("none", "full")
 """none: activations kept from the forward pass. full: every block's forward run again before its backward."""
 FFT_LENGTHS = ("2S", "2S-1")
 """Long-convolution FFT length: 2S (the book's, a power of two when S is) or 2S-1, the shortest
-that keeps a causal product of two length-S signals free of wrap-around."""
+that keeps a causal product of two length-S signals free of wrap-around. Both are priced with the
+same fft_constant * n * log2(n): for 2S-1 that is the price of a power of two applied to an odd
+length (8,191 is prime), which a real FFT runs several times slower (Bluestein's algorithm computes it
+with FFTs of a power-of-two length of at least 2n-1). The alternative shows what the length changes in
+the count (bins, mask values), not a cheaper transform."""
 ATTENTION_KERNELS = ("dense", "flash", "flash-causal")
 """How the attention core runs (ledger/hardware.py): scores materialised, FlashAttention without a
 causal mask, or FlashAttention skipping the tiles a causal mask hides. Hardware FLOPs only."""
@@ -29,35 +39,6 @@ on A100 and H100 uses 128 x 64 tiles, and its backward 64 x 128, which skip exac
 MASK_SPECTRA = ("one-sided", "two-sided")
 """one-sided: a mask holds the n/2+1 bins of a real FFT (Hermitian symmetry). two-sided: all n bins,
 as a Fourier plane does (the symmetry saves digital work, not pixels)."""
-
-
-@dataclass(frozen=True)
-class Device:
-    """The illustrative optical mask device and the digital cluster it is compared with."""
-
-    pixels: float = 2_000_000
-    """Mask pixels of the spatial light modulator."""
-    values_per_pixel: float = 1.0
-    """Complex values one pixel holds (1 is optimistic for an 8-bit micromirror device)."""
-    frame_rate: float = 1031.0
-    """Mask frames written per second (Hz)."""
-    gpus: float = 64
-    """GPUs that run the digital step."""
-    gpu_flops: float = 400e12
-    """Sustained FLOP/s of one GPU."""
-
-    def __post_init__(self) -> None:
-        for name in ("pixels", "values_per_pixel", "frame_rate", "gpus", "gpu_flops"):
-            check_positive_number(name, getattr(self, name))
-
-    @property
-    def values_per_frame(self) -> float:
-        return self.pixels * self.values_per_pixel
-
-    @property
-    def cluster_flops(self) -> float:
-        """Sustained FLOP/s of the whole digital cluster."""
-        return self.gpus * self.gpu_flops
 
 
 @dataclass(frozen=True)
@@ -73,7 +54,8 @@ class Settings:
     """Share of the hybrid's layers that keep attention, rounded half up to whole layers."""
     shape: ModelShape = LLAMA3_8B
     costs: Costs = field(default_factory=Costs)
-    device: Device = field(default_factory=Device)
+    device: Engine = field(default_factory=Engine)
+    """The optical engine (modulator mode, layout, input plane, readout) and the digital cluster."""
     recompute: str = "none"
     """Activation recomputation: "none" or "full" (every block's forward again before its backward;
     the LM head is not recomputed, nor the per-step filter and weight-block transforms)."""
@@ -82,12 +64,18 @@ class Settings:
     optical_speedup: float = math.inf
     """How many times faster the optical engine runs the work it takes (inf: that work becomes free)."""
     fft_length: str = "2S"
-    """Long-convolution FFT length n: "2S" or "2S-1" (the shortest without wrap-around)."""
+    """Long-convolution FFT length n: "2S" or "2S-1" (the shortest without wrap-around; priced as if it
+    were a power of two, see FFT_LENGTHS)."""
     attention_kernel: str = "flash-causal"
     """The attention kernel the hardware runs: "dense", "flash" or "flash-causal" (a Llama run's: causal
     FlashAttention). Hardware FLOPs only; the model FLOPs of the step do not depend on it."""
     attention_tile: int = DEFAULT_ATTENTION_TILE
     """Tile rows and columns of the flash-causal kernel (diagonal tiles computed whole)."""
+    micro_batches: int = 1
+    """Micro-batches each data-parallel rank (one per GPU) runs per step (run policy: ledger.run)."""
+    filter_build: str = "step"
+    """Filter and weight-block spectra built once per "step" (the ledger's idealisation) or once per
+    "micro-batch" per rank (a real run); see ledger.run."""
 
     def __post_init__(self) -> None:
         if self.recompute not in RECOMPUTE_MODES:
@@ -99,6 +87,7 @@ class Settings:
             raise LedgerError(f"attention_kernel = {self.attention_kernel!r}: must be one of "
                               f"{', '.join(ATTENTION_KERNELS)}")
         check_positive_int("attention_tile", self.attention_tile)
+        check_run(self.micro_batches, self.filter_build)
         if self.fft_length not in FFT_LENGTHS:
             raise LedgerError(f"fft_length = {self.fft_length!r}: must be one of {', '.join(FFT_LENGTHS)}")
         if self.variant not in VARIANTS:
@@ -114,6 +103,11 @@ class Settings:
             raise LedgerError(f"hybrid_attention_fraction = {frac!r}: must be a number from 0 to 1")
         if self.variant == "hyena2_circulant":
             check_block(self.block, self.shape)
+
+    @property
+    def engine(self) -> Engine:
+        """The optical engine (the same object as `device`)."""
+        return self.device
 
     @property
     def sequences(self) -> int:

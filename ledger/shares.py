@@ -62,3 +62,23 @@ def amdahl(fraction: float, speedup: float = math.inf) -> float:
     s = check_speedup(speedup)
     rest = (1.0 - fraction) + fraction / s
     return 1.0 / rest if rest > 0 else math.inf
+
+
+def gain_fraction(fraction: float, speedup: float) -> float:
+    """The part of the bound's gain a finite engine reaches: (amdahl(p, s) - 1) / (amdahl(p) - 1).
+
+    Equal to (1 - 1/s)(1 - p) / ((1 - p) + p/s): for a small share p it is close to 1 - 1/s, so how
+    quickly an engine approaches its bound depends on its speed-up s far more than on p.
+    """
+    s = check_speedup(speedup)
+    if not 0 < fraction < 1:
+        from .errors import LedgerError
+        raise LedgerError(f"fraction = {fraction!r}: must lie strictly between 0 and 1")
+    return (1 - 1 / s) * (1 - fraction) / ((1 - fraction) + fraction / s)
+
+
+def digital_over_optical(items: Iterable[LineItem]) -> dict[str, float]:
+    """{phase: digital FLOPs / optical FLOPs} for forward, dX and dW: how many times the rest outweighs the optics."""
+    table = flops_by_phase_and_class(items)
+    return {p: table[p]["digital"] / optical(table[p]) if optical(table[p]) else math.inf
+            for p in ("forward", "dX", "dW")}

@@ -96,4 +96,13 @@ def step_items(s: Settings) -> list[LineItem]:
     if s.recompute == "full":
         items += recomputed(items)
     items += _matrix_items(s, weight_matrices(s)[-1])
+    if s.filter_build == "micro-batch":
+        items = per_micro_batch(s, items)
     return items
+
+
+def per_micro_batch(s: Settings, items: list[LineItem]) -> list[LineItem]:
+    """A real run's placement: every per-step transform once per micro-batch per data-parallel rank."""
+    from .run import run_policy
+    builds = run_policy(s).filter_builds
+    return [replace(i, count=i.count * builds, flops=i.flops * builds) if i.per == "step" else i for i in items]

@@ -7,7 +7,7 @@ from typing import Any
 from .errors import LedgerError
 from .layers import LineItem
 from .masks import digital_step_seconds, mask_budget
-from .settings import Device, Settings
+from .settings import Device, Settings  # Device is ledger.engine.Engine
 from .costs import Costs
 from .shares import amdahl, flops_by_pass, optical, share, static
 from .layers import RECOMPUTE
@@ -47,6 +47,14 @@ class StepRow:
     hardware_flops: float
     """FLOPs the hardware executes in the step: the attention kernel's (Settings.attention_kernel) and
     any recomputation; step_flops (model FLOPs unless recompute = "full") prices the full S x S products."""
+    modulator: str = "ideal"
+    """The engine's modulator mode (ledger.engine.MODULATORS)."""
+    frame_rate_hz: float = 0.0
+    """Mask frames per second the mask times used."""
+    values_per_pixel: float = 0.0
+    """Complex values per device pixel the mask frames used (after encoding)."""
+    cited: bool = True
+    """False when frame_rate_hz or values_per_pixel overrides the cited modulator mode."""
 
     def to_json(self) -> dict[str, Any]:
         row = asdict(self)
@@ -100,15 +108,17 @@ def summarize(s: Settings, items: list[LineItem]) -> StepRow:
         recompute_flops=sum(i.flops for i in items if i.phase == RECOMPUTE),
         matrix_params=matrix_params(s),
         hardware_flops=hardware_flops_of(s, items),
+        modulator=s.device.modulator, frame_rate_hz=s.device.frame_rate_hz,
+        values_per_pixel=s.device.complex_values_per_pixel, cited=s.device.cited,
     )
 
 
 def step_row(settings: Settings | None = None, **overrides: Any) -> StepRow:
     """The table row for `settings` with any field overridden, e.g. step_row(variant="hyena2", seq_len=2048).
 
-    Device figures (pixels, values_per_pixel, frame_rate, gpus, gpu_flops) and cost conventions
-    (fft_constant, causal_attention, ...) may be passed by name too, as may the switches
-    recompute ("none" | "full"), attention_kernel ("dense" | "flash" | "flash-causal"),
+    Engine fields (modulator, frame_rate, values_per_pixel, pixels, layout, row_pixels, input_rate, readout,
+    gpus, gpu_flops) and cost conventions (fft_constant, causal_attention, ...) may be passed by name too, as
+    may the switches recompute ("none" | "full"), attention_kernel ("dense" | "flash" | "flash-causal"),
     attention_tile, mask_spectrum ("one-sided" | "two-sided") and optical_speedup.
     """
     return summarize(*_settings_and_items(settings, **overrides))
@@ -125,7 +135,11 @@ SETTINGS_FIELDS = tuple(Settings.__dataclass_fields__)
 
 
 def make_settings(settings: Settings | None = None, **overrides: Any) -> Settings:
-    """Settings with fields, device figures or cost conventions overridden by keyword."""
+    """Settings with fields, engine figures or cost conventions overridden by keyword.
+
+    A new `modulator` brings its own frame rate and values per pixel: overrides of those are kept only
+    when passed in the same call.
+    """
     s = settings or Settings()
     device = {k: overrides.pop(k) for k in list(overrides) if k in DEVICE_FIELDS}
     costs = {k: overrides.pop(k) for k in list(overrides) if k in COST_FIELDS}
@@ -134,7 +148,11 @@ def make_settings(settings: Settings | None = None, **overrides: Any) -> Setting
         allowed = ", ".join(SETTINGS_FIELDS + DEVICE_FIELDS + COST_FIELDS)
         raise LedgerError(f"unknown setting {unknown[0]!r}: allowed are {allowed}")
     if device:
-        overrides["device"] = replace(overrides.get("device", s.device), **device)
+        base = overrides.get("device", s.device)
+        if "modulator" in device:
+            device.setdefault("frame_rate", None)
+            device.setdefault("values_per_pixel", None)
+        overrides["device"] = replace(base, **device)
     if costs:
         overrides["costs"] = replace(overrides.get("costs", s.costs), **costs)
     return replace(s, **overrides) if overrides else s

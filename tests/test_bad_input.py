@@ -65,6 +65,11 @@ def test_bad_configs(change, words):
     ({"warp_speed": 9}, "unknown setting 'warp_speed'"),
     ({"attention_kernel": "xformers"}, "attention_kernel = 'xformers': must be one of dense, flash, flash-causal"),
     ({"attention_tile": -128}, "attention_tile = -128: must be a positive integer"),
+    ({"modulator": "dmd-grey"}, "modulator = 'dmd-grey' is refused: an 8-bit grey level"),
+    ({"modulator": "slm"}, "modulator = 'slm': must be one of ideal, dmd-superpixel"),
+    ({"layout": "grid"}, "layout = 'grid': must be one of packed, rows"),
+    ({"readout": "camera"}, "readout = 'camera': must be one of interferometric, intensity"),
+    ({"layout": "rows", "row_pixels": 0}, "row_pixels = 0"),
 ])
 def test_bad_settings(kwargs, words):
     with pytest.raises(LedgerError) as err:
@@ -89,6 +94,10 @@ def run_cli(*args, cwd=None):
     (["--config", "/nonexistent/config.json"], "no such file"),
     (["--attention-kernel", "sparse"], "invalid choice: 'sparse' (choose from 'dense', 'flash', 'flash-causal')"),
     (["--attention-tile", "0"], "not positive"),
+    (["--modulator", "dmd-grey"], "is refused: an 8-bit grey level"),
+    (["--modulator", "slm"], "choose from ideal, dmd-superpixel, dmd-lee, lcos-double-phase"),
+    (["--layout", "grid"], "invalid choice"),
+    (["--layout", "rows", "--row-pixels", "0"], "not positive"),
 ])
 def test_cli_bad_input_is_one_line_exit_2(args, words, tmp_path):
     result = run_cli(*args, "--json", cwd=tmp_path)

@@ -201,9 +201,34 @@ def test_explorer_in_chromium(browser, server):
     assert page.locator("[data-alert-for=optical_speedup]").is_hidden()
     matrix_params = page.get_attribute("[data-metric=matrix_params]", "data-value")
     assert int(matrix_params) == ledger.step_row(**params).matrix_params
+
+    # The modulator mode sets the frame rate and the values per pixel together; an override is flagged.
+    page.click("[data-action=reset]")
+    params = dict(DEFAULT)
+    for name, mode in ledger.MODULATORS.items():
+        page.select_option("#tx-modulator", name)
+        params["modulator"] = name
+        check_numbers(page, params)
+        assert float(page.input_value("#tx-frame_rate").replace(",", "")) == mode.frame_rate_hz, name
+        assert float(page.input_value("#tx-values_per_pixel")) == mode.values_per_pixel, name
+        assert page.get_attribute("#tx-modulator-note", "data-cited") == "true", name
+        assert page.inner_text("#tx-modulator-note").startswith(name + ": "), name
+    page.select_option("#tx-modulator", "dmd-superpixel")
+    page.fill("#tx-frame_rate", "1031")
+    params.update(modulator="dmd-superpixel", frame_rate=1031.0)
+    check_numbers(page, params)
+    assert not ledger.step_row(**params).cited
+    assert page.get_attribute("#tx-modulator-note", "data-cited") == "false"
+    assert "no longer the cited device" in page.inner_text("#tx-modulator-note")
+    page.fill("#tx-values_per_pixel", "-1")
+    alert = page.locator("[data-alert-for=values_per_pixel]")
+    assert alert.is_visible() and alert.inner_text().count("\n") == 0, alert.inner_text()
+    check_numbers(page, params)  # the last good state stays on show
+
     page.click("[data-action=reset]")
     check_numbers(page, DEFAULT)
     assert page.input_value("#tx-recompute") == "none" and page.input_value("#tx-optical_speedup") == "inf"
+    assert page.input_value("#tx-modulator") == "ideal"
     params = {**DEFAULT, "variant": "hybrid", "hybrid_attention_fraction": 0.5, "seq_len": 16384,
               "step_tokens": 2 ** 24}
     for name in ("variant", "seq_len", "step_tokens", "hybrid_attention_fraction"):

@@ -48,3 +48,17 @@ def test_answer_is_finite_and_accepted(label):
 def test_replaced_plug_ins_are_gone():
     labels = {e[1] for e in ALL}
     assert not labels & {"am-untie", "rc-causal-32k", "ct-chinchilla-run", "ms-equal"}
+
+
+def test_selective_long_names_both_attention_products():
+    """The checked answer recomputes QK^T and AV; the statement says so, and QK^T alone (half) is refused."""
+    body = next(b for _, label, b in ALL if label == "ct-selective-long")
+    assert "QK^\\top$ and $AV" in body
+    import ledger
+    from ledger import article
+    items = ledger.step_items(ledger.Settings(variant="transformer", seq_len=32768))
+    step = sum(i.flops for i in items)
+    only_qk = 100 * article.recompute_flops(items, ops=("attention: Q K^T",)) / step
+    assert check("ct-selective-long", 2 * only_qk)
+    result = check("ct-selective-long", only_qk)
+    assert result.verdict == "wrong" and "QK^T alone is half" in str(result)

@@ -31,8 +31,24 @@ def test_panel_builds_in_the_default_state():
         assert text in box.numbers.value
     assert bytes(box.image.value).startswith(PNG)
     assert set(box.controls) == {"variant", "seq_len", "step_tokens", "block", "hybrid_attention_fraction",
-                                 "pixels", "values_per_pixel", "frame_rate", "gpus", "gpu_flops",
+                                 "modulator", "pixels", "values_per_pixel", "frame_rate", "gpus", "gpu_flops",
                                  "optical_speedup"}
+    assert box.row.cited and "the cited device" in box.numbers.value
+
+
+def test_panel_modulator_mode_brings_its_figures():
+    box = explorer(variant="hyena2", seq_len=2048)
+    for name, mode in ledger.MODULATORS.items():
+        box.controls["modulator"].value = name
+        assert (box.controls["frame_rate"].value, box.controls["values_per_pixel"].value) == \
+            pytest.approx((mode.frame_rate_hz, mode.values_per_pixel))
+        assert box.error == "" and box.row.cited and box.row.modulator == name
+        assert box.row.weight_mask_s == pytest.approx(
+            ledger.step_row(variant="hyena2", seq_len=2048, modulator=name).weight_mask_s, rel=1e-12)
+        assert format_seconds(box.row.weight_mask_s) in box.numbers.value
+    box.controls["modulator"].value = "dmd-superpixel"
+    box.controls["frame_rate"].value = 1031.0
+    assert not box.row.cited and "no longer the cited device" in box.numbers.value
 
 
 def test_panel_recomputes_on_every_control():

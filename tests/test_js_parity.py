@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import ledger
+import ledger.engine
 from ledger.table import make_settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,6 +74,14 @@ def random_points(n: int, seed: int = 20261130) -> list[dict]:
                      fft_length=rng.choice(["2S", "2S-1"]),
                      attention_kernel=rng.choice(ledger.ATTENTION_KERNELS),
                      attention_tile=rng.choice([1, 64, 128, 100, 4096]))
+        if i % 4 == 1:  # a modulator mode with its own figures (no override) now and then
+            del p["frame_rate"], p["values_per_pixel"]
+            p["modulator"] = rng.choice(list(ledger.engine.MODULATORS))
+        if i % 4 == 2:  # a mode with an override, or the rows layout
+            p["modulator"] = rng.choice(list(ledger.engine.MODULATORS))
+            if rng.random() < 0.5:
+                del p["values_per_pixel"]
+            p.update(layout="rows", pixels=10 ** rng.uniform(6, 9), row_pixels=rng.choice([512, 1920, 4096, 7680]))
         if i % 5 == 0:  # other cost conventions now and then
             p.update(fft_constant=rng.choice([2.5, 5.0, rng.uniform(1, 6)]),
                      complex_mul_flops=rng.choice([6.0, 4.0, 8.0]),
@@ -86,6 +95,9 @@ def random_points(n: int, seed: int = 20261130) -> list[dict]:
             points.append({"variant": variant, "seq_len": seq_len})
             points.append({"variant": variant, "seq_len": seq_len, "recompute": "full",
                            "mask_spectrum": "two-sided", "optical_speedup": 10, "fft_length": "2S-1"})
+            for name in ledger.engine.MODULATORS:
+                points.append({"variant": variant, "seq_len": seq_len, "modulator": name})
+                points.append({"variant": variant, "seq_len": seq_len, "modulator": name, "layout": "rows"})
     return points
 
 
@@ -125,6 +137,15 @@ BAD = [
     {"attention_kernel": "sparse"},
     {"attention_tile": 0},
     {"attention_tile": 64.5},
+    {"modulator": "dmd-grey"},
+    {"modulator": "slm"},
+    {"modulator": None},
+    {"layout": "grid"},
+    {"readout": "camera"},
+    {"row_pixels": 0},
+    {"modulator": "dmd-superpixel", "layout": "rows", "row_pixels": 2},
+    {"frame_rate": 0},
+    {"values_per_pixel": float("nan")},
 ]
 
 

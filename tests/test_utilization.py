@@ -57,37 +57,97 @@ def test_data_parallel_bytes():
 
 def test_llama_gradient_traffic_in_fp32_and_bf16():
     """Issue 17, finding 8: with every parameter, bf16 traffic is 31.6 GB per device on 64 devices,
-    fp32 gradients make it 47.4 GB, 0.95 s on a 50 GB/s link."""
+    fp32 gradients make it 47.4 GB: 0.95 s if every byte crosses a 50 GB/s port (the flat worst case),
+    about 0.12 s on 8-GPU nodes whose eight NICs carry the rings together (8 x 50 = 400 GB/s)."""
     n = LLAMA3_8B.total_params
     assert f"{article.data_parallel_bytes(n, 64, gradient_bytes=2) / 1e9:.1f}" == "31.6"
     fp32 = article.data_parallel_bytes(n, 64)
-    assert f"{fp32 / 1e9:.1f}" == "47.4" and f"{fp32 / 50e9:.2f}" == "0.95"
+    assert f"{fp32 / 1e9:.1f}" == "47.4"
+    assert article.data_parallel_seconds(n, 64, article.FLAT_NETWORK) == pytest.approx(fp32 / 50e9, rel=1e-12)
+    assert article.data_parallel_seconds(n, 64) == pytest.approx(fp32 / 400e9, rel=1e-12)
+    assert f"{article.data_parallel_seconds(n, 64):.2f}" == "0.12"
+    # a latency term adds once per collective: two of them
+    assert article.data_parallel_seconds(n, 64, overhead_s=1e-3) == pytest.approx(fp32 / 400e9 + 2e-3, rel=1e-12)
+    assert article.data_parallel_seconds(n, 1) == 0
+    with pytest.raises(LedgerError, match="devices = 2.5"):
+        article.data_parallel_seconds(n, 2.5)
 
 
 def test_every_parameter_in_memory():
-    """The optimizer's memory counts every parameter (norms and the input table included), not N."""
+    """The optimizer's memory counts every parameter (norms and the input table included), not N,
+    at the frameworks' own bytes per parameter: Megatron-LM 18 (6 + 12/d distributed), FSDP2 16."""
     assert LLAMA3_8B.norm_params == (2 * 32 + 1) * 4096
     assert LLAMA3_8B.total_params == 8_030_261_248  # Llama-3-8B's published count
     assert LLAMA3_8B.total_params - LLAMA3_8B.N == LLAMA3_8B.embedding_params + LLAMA3_8B.norm_params
-    assert f"{article.optimizer_bytes(LLAMA3_8B.total_params) / 1e9:.1f}" == "160.6"
-    assert f"{article.optimizer_bytes(LLAMA3_8B.total_params) / 64 / 1e9:.2f}" == "2.51"
+    n = LLAMA3_8B.total_params
+    assert article.OPTIMIZER_BYTES_PER_PARAM == 2 + 4 + 4 + 8  # bf16 weight, fp32 grad, master, two moments
+    assert f"{article.optimizer_bytes(n) / 1e9:.1f}" == "144.5"
+    assert f"{article.optimizer_state_bytes_per_device(n, 1, sharded=False) / 1e9:.1f}" == "144.5"
+    assert f"{article.optimizer_state_bytes_per_device(n, 1, 'torchtitan-fsdp2') / 1e9:.1f}" == "128.5"
+    assert article.optimizer_state_bytes_per_device(n, 64) == pytest.approx(n * (6 + 12 / 64), rel=1e-12)
+    assert article.optimizer_state_bytes_per_device(n, 64, "torchtitan-fsdp2") == pytest.approx(n * 16 / 64, rel=1e-12)
+    with pytest.raises(LedgerError, match="framework = 'deepspeed'"):
+        article.optimizer_state_bytes_per_device(n, 64, "deepspeed")
     tied = ledger.ModelShape(tied_embeddings=True)
     assert tied.total_params == LLAMA3_8B.total_params - LLAMA3_8B.embedding_params
 
 
+def test_bus_bandwidth_two_tiers():
+    """NVLink inside a node; across nodes the node's NICs together, capped at NVLink; flat: one port."""
+    assert article.bus_bandwidth(8, article.H100_NODES) == 450e9
+    assert article.bus_bandwidth(16, article.H100_NODES) == 8 * 50e9
+    assert article.bus_bandwidth(64, article.H100_NODES) == 8 * 50e9
+    assert article.bus_bandwidth(64, article.FLAT_NETWORK) == 50e9
+    assert article.bus_bandwidth(12, article.H100_NODES) == 4 * 50e9  # the half-filled second node's four NICs
+    fat_nics = article.Topology(gpus_per_node=8, nvlink_bandwidth=450e9, nic_bandwidth=100e9)
+    assert article.bus_bandwidth(16, fat_nics) == 450e9  # NVLink caps it
+    four = article.Topology(gpus_per_node=4, nvlink_bandwidth=300e9, nic_bandwidth=25e9)
+    assert article.bus_bandwidth(16, four) == 4 * 25e9
+    with pytest.raises(LedgerError, match="gpus_per_node = 0"):
+        article.Topology(gpus_per_node=0, nvlink_bandwidth=450e9, nic_bandwidth=50e9)
+    with pytest.raises(LedgerError, match="ranks = 0"):
+        article.bus_bandwidth(0, article.H100_NODES)
+
+
+def test_collective_seconds_uses_the_nccl_bus_factors():
+    size = 1e9
+    assert article.collective_seconds("all_reduce", size, 16, article.H100_NODES) == pytest.approx(size * 2 * 15 / 16 / 400e9)
+    assert article.collective_seconds("reduce_scatter", size, 4, article.H100_NODES) == pytest.approx(size * 3 / 4 / 450e9)
+    assert article.collective_seconds("all_gather", size, 4, article.H100_NODES, overhead_s=1e-5) == \
+        pytest.approx(1e-5 + size * 3 / 4 / 450e9)
+    with pytest.raises(LedgerError, match="kind = 'broadcast'"):
+        article.collective_seconds("broadcast", size, 4, article.H100_NODES)
+    with pytest.raises(LedgerError, match="overhead_s = -1"):
+        article.collective_seconds("all_gather", size, 4, article.H100_NODES, overhead_s=-1)
+
+
 def test_tensor_parallel_allreduce_against_a_hand_count():
-    """Four ring all-reduces of tokens x H bf16 values per layer against 6 x tokens x layer weights / t."""
-    tokens, t, rate, link = 4096, 8, 400e12, 450e9
-    out = article.tensor_parallel_allreduce(tokens, LLAMA3_8B, t, rate, link)
+    """Four ring all-reduces of tokens x H bf16 values per layer against the layer's matrix products,
+    weights (6 x tokens x weights) and attention (12 x tokens x S x H), over t devices."""
+    tokens, t, rate = 4096, 8, 400e12
+    out = article.tensor_parallel_allreduce(tokens, LLAMA3_8B, t, rate)
     layer = 2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336  # q and o, k and v, the three MLP matrices
-    assert out["comm_s"] == pytest.approx(4 * 2 * 7 / 8 * tokens * 4096 * 2 / link, rel=1e-12)
-    assert out["matmul_s"] == pytest.approx(6 * tokens * layer / t / rate, rel=1e-12)
-    assert article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 1, rate, link)["ratio"] == 0
-    # the ratio does not depend on the micro-batch, and grows with t
-    assert article.tensor_parallel_allreduce(2 * tokens, LLAMA3_8B, t, rate, link)["ratio"] == pytest.approx(out["ratio"])
-    assert article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 16, rate, link)["ratio"] > out["ratio"]
+    attention = 12 * tokens * 4096 * 4096  # QK^T and AV, forward and backward, one sequence of 4,096
+    assert out["comm_s"] == pytest.approx(4 * 2 * 7 / 8 * tokens * 4096 * 2 / 450e9, rel=1e-12)
+    assert out["matmul_s"] == pytest.approx((6 * tokens * layer + attention) / t / rate, rel=1e-12)
+    assert out["attention_s"] == pytest.approx(attention / t / rate, rel=1e-12)
+    causal = article.tensor_parallel_allreduce(tokens, LLAMA3_8B, t, rate, causal=True)
+    assert causal["matmul_s"] == pytest.approx((6 * tokens * layer + attention / 2) / t / rate, rel=1e-12)
+    assert 0.15 < attention / (6 * tokens * layer) < 0.16  # "about 15% more" at S = 4,096
+    assert article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 1, rate)["ratio"] == 0
+    # across two 8-GPU nodes: the node's eight NICs, 400 GB/s, not one 50 GB/s port
+    two_nodes = article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 16, rate)
+    assert two_nodes["comm_s"] == pytest.approx(4 * 2 * 15 / 16 * tokens * 4096 * 2 / 400e9, rel=1e-12)
+    flat = article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 16, rate, article.FLAT_NETWORK)
+    assert flat["comm_s"] == pytest.approx(8 * two_nodes["comm_s"], rel=1e-12)
+    # the ratio does not depend on the number of sequences, and grows with t
+    assert article.tensor_parallel_allreduce(2 * tokens, LLAMA3_8B, t, rate, seq_len=tokens)["ratio"] == \
+        pytest.approx(out["ratio"])
+    assert two_nodes["ratio"] > out["ratio"]
     with pytest.raises(LedgerError, match="degree = 2.5"):
-        article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 2.5, rate, link)
+        article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 2.5, rate)
+    with pytest.raises(LedgerError, match="causal = 1"):
+        article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 2, rate, causal=1)
 
 
 def test_fused_qkv_and_kv_heads():

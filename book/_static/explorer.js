@@ -44,16 +44,34 @@
   };
   var TRAINED_CONTEXT = 8192; // Llama-3-8B's trained context; longer sequences are shape-only.
 
-  // The ledger's defaults (ledger.Settings, Device, Costs).
+  // The engine's modulator modes (ledger/engine.py MODULATORS): frame rate and the device pixels one
+  // complex value takes after encoding, [along a row, across rows]. Citations: ledger/engine.py.
+  var MODULATORS = {
+    "ideal": { frame_rate_hz: 1031, cell: [1, 1], label: "idealised complex modulator (the book's)" },
+    "dmd-superpixel": { frame_rate_hz: 9523, cell: [4, 4], label: "micromirror device, 4 x 4 superpixel" },
+    "dmd-lee": { frame_rate_hz: 9523, cell: [4, 1], label: "micromirror device, Lee binary hologram" },
+    "lcos-double-phase": { frame_rate_hz: 60, cell: [2, 1], label: "phase-only LCoS, double-phase" }
+  };
+  var MODULATOR_NAMES = Object.keys(MODULATORS);
+  var REFUSED_MODULATORS = {
+    "dmd-grey": "an 8-bit grey level on a micromirror device is a time average of binary frames, an intensity " +
+                "seen by a slow detector, not a coherent complex amplitude: it cannot be a complex mask"
+  };
+  var LAYOUTS = ["packed", "rows"];
+  var READOUTS = { interferometric: 2, intensity: 1 };
+
+  // The ledger's defaults (ledger.Settings, Engine, Costs).
   var DEFAULTS = {
     variant: "hyena2",
     seq_len: 4096,
     step_tokens: 1048576,          // one optimizer step of 2**20 tokens
     block: 256,                    // block size b of the circulant matrices
     hybrid_attention_fraction: 0.25,
-    // Illustrative device: a 2-megapixel mask at 1,031 frames/s, one complex value per pixel;
-    // the digital step runs on 64 GPUs at 400 TFLOP/s sustained each.
-    pixels: 2e6, values_per_pixel: 1, frame_rate: 1031, gpus: 64, gpu_flops: 400e12,
+    // The engine: a 2-megapixel mask in the modulator mode "ideal" (1,031 frames/s, one complex value
+    // per pixel); frame_rate and values_per_pixel override the mode's (null: the mode's). The digital
+    // step runs on 64 GPUs at 400 TFLOP/s sustained each.
+    modulator: "ideal", frame_rate: null, values_per_pixel: null, pixels: 2e6, layout: "packed",
+    row_pixels: 1920, input_rate: null, readout: "interferometric", gpus: 64, gpu_flops: 400e12,
     // Cost conventions (ledger/costs.py Costs).
     fft_constant: 2.5, complex_mul_flops: 6, complex_add_flops: 2, flops_per_mac: 2,
     causal_attention: false,
@@ -64,8 +82,12 @@
     attention_kernel: "flash-causal", attention_tile: 128
   };
   // The page opens on the block-circulant row of the training-step table.
-  var PAGE_DEFAULTS = Object.assign({}, DEFAULTS, { variant: "hyena2_circulant" });
-  var DEVICE_FIELDS = ["pixels", "values_per_pixel", "frame_rate", "gpus", "gpu_flops"];
+  // Its frame rate and values per pixel boxes start at the default mode's own figures.
+  var PAGE_DEFAULTS = Object.assign({}, DEFAULTS, {
+    variant: "hyena2_circulant", frame_rate: MODULATORS.ideal.frame_rate_hz, values_per_pixel: 1
+  });
+  var DEVICE_FIELDS = ["modulator", "frame_rate", "values_per_pixel", "pixels", "layout", "row_pixels",
+                       "input_rate", "readout", "gpus", "gpu_flops"];
   var COST_FIELDS = ["fft_constant", "complex_mul_flops", "complex_add_flops", "flops_per_mac",
                      "causal_attention"];
   var SETTINGS_FIELDS = ["variant", "seq_len", "step_tokens", "block", "hybrid_attention_fraction",
@@ -130,6 +152,46 @@
     });
   }
 
+  /** The engine's checks and figures in use (ledger/engine.py Engine.__post_init__ and properties). */
+  function checkEngine(s) {
+    var name = s.modulator;
+    if (!(typeof name === "string" && MODULATORS.hasOwnProperty(name))) {
+      if (typeof name === "string" && REFUSED_MODULATORS.hasOwnProperty(name)) {
+        throw LedgerError("modulator = " + repr(name) + " is refused: " + REFUSED_MODULATORS[name], "modulator");
+      }
+      throw LedgerError("modulator = " + repr(name) + ": must be one of " + MODULATOR_NAMES.join(", "), "modulator");
+    }
+    ["frame_rate", "values_per_pixel", "input_rate"].forEach(function (k) {
+      if (s[k] !== null && s[k] !== undefined) checkPositiveNumber(k, s[k]);
+    });
+    ["pixels", "gpus", "gpu_flops"].forEach(function (k) { checkPositiveNumber(k, s[k]); });
+    if (LAYOUTS.indexOf(s.layout) < 0) {
+      throw LedgerError("layout = " + repr(s.layout) + ": must be one of " + LAYOUTS.join(", "), "layout");
+    }
+    if (!READOUTS.hasOwnProperty(s.readout)) {
+      throw LedgerError("readout = " + repr(s.readout) + ": must be one of " + Object.keys(READOUTS).join(", "),
+                        "readout");
+    }
+    checkPositiveInt("row_pixels", s.row_pixels);
+    var mode = MODULATORS[name];
+    var overridden = s.values_per_pixel !== null && s.values_per_pixel !== undefined;
+    s.frame_rate_hz = (s.frame_rate === null || s.frame_rate === undefined) ? mode.frame_rate_hz : s.frame_rate;
+    s.complex_values_per_pixel = overridden ? s.values_per_pixel : 1 / (mode.cell[0] * mode.cell[1]);
+    s.cited = s.frame_rate_hz === mode.frame_rate_hz && s.complex_values_per_pixel === 1 / (mode.cell[0] * mode.cell[1]);
+    s.cell_height = overridden ? 1 : mode.cell[1];
+    s.row_values = Math.floor(s.row_pixels * s.complex_values_per_pixel * s.cell_height + 1e-9);
+    s.rows_per_frame = Math.floor(Math.floor(s.pixels / s.row_pixels + 1e-9) / s.cell_height);
+    if (s.layout === "rows") {
+      if (s.row_pixels > s.pixels) {
+        throw LedgerError("row_pixels = " + s.row_pixels + ": longer than the device's pixels", "row_pixels");
+      }
+      if (s.row_values < 1 || s.rows_per_frame < 1) {
+        throw LedgerError("row_pixels = " + s.row_pixels + ": a row of " + repr(name) + " must hold at least " +
+                          "one complex value and the device at least one row", "row_pixels");
+      }
+    }
+  }
+
   /**
    * Settings from keyword overrides, validated in the Python order: device, costs, settings
    * (ledger/table.py make_settings, then the dataclasses' __post_init__).
@@ -144,7 +206,7 @@
     });
     var s = {};
     allowed.forEach(function (k) { s[k] = (k in params) ? params[k] : DEFAULTS[k]; });
-    DEVICE_FIELDS.forEach(function (k) { checkPositiveNumber(k, s[k]); });
+    checkEngine(s);
     ["fft_constant", "complex_mul_flops", "complex_add_flops", "flops_per_mac"].forEach(function (k) {
       checkPositiveNumber(k, s[k]);
     });
@@ -208,9 +270,9 @@
   // Complex values one transform of length n puts on a mask: n/2 + 1 (one-sided) or n (two-sided).
   function maskBins(s, n) { return s.mask_spectrum === "two-sided" ? n : bins(n); }
 
-  function item(op, layer, phase, cls, per, count, flops, maskValues) {
+  function item(op, layer, phase, cls, per, count, flops, maskValues, maskLen) {
     return { op: op, layer: layer, phase: phase, cls: cls, per: per, count: count, flops: flops,
-             mask_values: maskValues || 0 };
+             mask_values: maskValues || 0, mask_len: maskLen || 0 };
   }
 
   // ---- One function per layer kind, mirroring ledger/layers.py ----
@@ -271,15 +333,15 @@
     return [
       item("long conv: rFFT of u", "hyena", "forward", "transform", "sequence", perSeq, perSeq * fft),
       item("long conv: H . U", "hyena", "forward", "weight_product", "sequence", perSeq, perSeq * product,
-           convs * mask),
+           convs * mask, mask),
       item("long conv: inverse rFFT to y", "hyena", "forward", "transform", "sequence", perSeq, perSeq * fft),
       item("long conv: rFFT of filter h", "hyena", "forward", "transform", "step", convs, convs * fft),
       item("long conv: rFFT of g", "hyena", "dX", "transform", "sequence", perSeq, perSeq * fft),
       item("long conv: G . conj(H)", "hyena", "dX", "weight_product", "sequence", perSeq, perSeq * product,
-           convs * mask),
+           convs * mask, mask),
       item("long conv: inverse rFFT to du", "hyena", "dX", "transform", "sequence", perSeq, perSeq * fft),
       item("long conv: G . conj(U)", "hyena", "dW", "data_product", "sequence", perSeq, perSeq * product,
-           perSeq * mask),
+           perSeq * mask, mask),
       item("long conv: accumulate dH over the step", "hyena", "dW", "digital", "sequence", perSeq * nb,
            perSeq * nb * s.complex_add_flops),
       item("long conv: inverse rFFT of dH", "hyena", "dW", "transform", "step", convs, convs * fft)
@@ -303,7 +365,7 @@
     return [
       item(name + ": rFFT of x blocks", layer, "forward", "transform", "token", tokens * q, tokens * q * fft),
       item(name + ": W_ij . X_j", layer, "forward", "weight_product", "token", tokens * blocks,
-           tokens * blocks * product, nLayers * blocks * mask),
+           tokens * blocks * product, nLayers * blocks * mask, mask),
       item(name + ": sum over input blocks", layer, "forward", "digital", "token", tokens * p * (q - 1) * nb,
            tokens * p * (q - 1) * nb * add),
       item(name + ": inverse rFFT to y blocks", layer, "forward", "transform", "token", tokens * p,
@@ -312,13 +374,13 @@
            nLayers * blocks * fft),
       item(name + ": rFFT of g blocks", layer, "dX", "transform", "token", tokens * p, tokens * p * fft),
       item(name + ": G_i . conj(W_ij)", layer, "dX", "weight_product", "token", tokens * blocks,
-           tokens * blocks * product, nLayers * blocks * mask),
+           tokens * blocks * product, nLayers * blocks * mask, mask),
       item(name + ": sum over output blocks", layer, "dX", "digital", "token", tokens * q * (p - 1) * nb,
            tokens * q * (p - 1) * nb * add),
       item(name + ": inverse rFFT to dx blocks", layer, "dX", "transform", "token", tokens * q,
            tokens * q * fft),
       item(name + ": G_i . conj(X_j)", layer, "dW", "data_product", "token", tokens * blocks,
-           tokens * blocks * product, tokens * q * mask),
+           tokens * blocks * product, tokens * q * mask, mask),
       item(name + ": accumulate dW over the step", layer, "dW", "digital", "token", tokens * blocks * nb,
            tokens * blocks * nb * add),
       item(name + ": inverse rFFT of dW blocks", layer, "dW", "transform", "step", nLayers * blocks,
@@ -455,19 +517,34 @@
 
   // ---- Masks (ledger/masks.py) ----
 
-  /** Whole frames needed to write `values` complex values: ceil(values / values per frame). */
-  function frames(values, s) {
-    return values > 0 ? Math.ceil(values / (s.pixels * s.values_per_pixel)) : 0;
+  /**
+   * Whole frames for `values` complex values (layout "packed": ceil(values / values per frame)) or
+   * `rows` rows (layout "rows": ceil(rows / rows per frame)); ledger/engine.py Engine.frames.
+   */
+  function frames(values, rows, s) {
+    if (s.layout === "rows") return rows > 0 ? Math.ceil(rows / s.rows_per_frame) : 0;
+    return values > 0 ? Math.ceil(values / (s.pixels * s.complex_values_per_pixel)) : 0;
+  }
+
+  /** Rows the masks occupy, layout "rows": each spectrum from a fresh row, ceil(len / row values) rows. */
+  function maskRows(items, s) {
+    var total = 0;
+    items.forEach(function (it) {
+      if (it.mask_values > 0) total += (it.mask_values / it.mask_len) * Math.ceil(it.mask_len / s.row_values);
+    });
+    return total;
   }
 
   /** Weight masks (once per step, layer-major) and data-by-data masks (per sequence or token). */
   function maskBudget(items, s) {
     var weight = 0, data = 0;
-    items.forEach(function (it) { if (it.cls === "weight_product") weight += it.mask_values; });
-    items.forEach(function (it) { if (it.cls === "data_product") data += it.mask_values; });
-    var wf = frames(weight, s), df = frames(data, s);
+    var wItems = items.filter(function (it) { return it.cls === "weight_product"; });
+    var dItems = items.filter(function (it) { return it.cls === "data_product"; });
+    wItems.forEach(function (it) { weight += it.mask_values; });
+    dItems.forEach(function (it) { data += it.mask_values; });
+    var wf = frames(weight, maskRows(wItems, s), s), df = frames(data, maskRows(dItems, s), s);
     return { weight_values: weight, data_values: data, weight_frames: wf, data_frames: df,
-             weight_mask_s: wf / s.frame_rate, data_mask_s: df / s.frame_rate };
+             weight_mask_s: wf / s.frame_rate_hz, data_mask_s: df / s.frame_rate_hz };
   }
 
   // ---- Hardware FLOPs (ledger/hardware.py) ----
@@ -544,6 +621,8 @@
         byPhase[RECOMPUTE].data_product + byPhase[RECOMPUTE].digital,
       matrix_params: matrixParams(s),
       hardware_flops: hardwareFlops(s, items),
+      modulator: s.modulator, frame_rate_hz: s.frame_rate_hz, values_per_pixel: s.complex_values_per_pixel,
+      cited: s.cited,
       // extras, not in StepRow
       flops_by_phase: byPhase,
       weight_mask_values: masks.weight_values, data_mask_values: masks.data_values,
@@ -557,6 +636,8 @@
     VARIANTS: VARIANTS, PHASES: PHASES, ALL_PHASES: ALL_PHASES, RECOMPUTE_MODES: RECOMPUTE_MODES,
     MASK_SPECTRA: MASK_SPECTRA, FFT_LENGTHS: FFT_LENGTHS, ATTENTION_KERNELS: ATTENTION_KERNELS, CLASSES: CLASSES, OPTICAL_CLASSES: OPTICAL_CLASSES,
     STATIC_CLASSES: STATIC_CLASSES, LLAMA3_8B: LLAMA3_8B, DEFAULTS: DEFAULTS,
+    MODULATORS: MODULATORS, MODULATOR_NAMES: MODULATOR_NAMES, REFUSED_MODULATORS: REFUSED_MODULATORS,
+    LAYOUTS: LAYOUTS,
     PAGE_DEFAULTS: PAGE_DEFAULTS,
     TRAINED_CONTEXT: TRAINED_CONTEXT,
     makeSettings: makeSettings, stepItems: stepItems, weightMatrices: weightMatrices, matrixParams: matrixParams, stepRow: stepRow, checkBlock: checkBlock,
@@ -730,6 +811,14 @@
   Explorer.prototype.onChange = function (changed, fromSlider) {
     var t0 = performance.now();
     var self = this, params = {}, errors = {};
+    // A new modulator mode brings its own frame rate and values per pixel (ledger make_settings does the same).
+    if (changed === "modulator" && MODULATORS.hasOwnProperty(this.controls.modulator.value)) {
+      var mode = MODULATORS[this.controls.modulator.value];
+      if (this.controls.frame_rate) this.controls.frame_rate.value = showValue("frame_rate", mode.frame_rate_hz);
+      if (this.controls.values_per_pixel) {
+        this.controls.values_per_pixel.value = showValue("values_per_pixel", 1 / (mode.cell[0] * mode.cell[1]));
+      }
+    }
     Object.keys(this.controls).forEach(function (name) {
       var el = self.controls[name];
       if (el.tagName === "SELECT") { params[name] = el.value; return; }
@@ -931,6 +1020,14 @@
     if (hyb) {
       hyb.textContent = row.variant === "hybrid" ?
         row.attention_layers + " of " + LLAMA3_8B.n_layers + " layers keep attention" : "used by the hybrid only";
+    }
+    var note = this.root.querySelector("#tx-modulator-note");
+    if (note) {
+      var text = row.modulator + ": " + MODULATORS[row.modulator].label + ", " + F.int(row.frame_rate_hz) +
+                 " frames/s, " + showValue("values_per_pixel", row.values_per_pixel) + " complex value per pixel" +
+                 (row.cited ? " (the cited device)." : ": overridden, no longer the cited device.");
+      if (note.textContent !== text) note.textContent = text;
+      note.setAttribute("data-cited", row.cited ? "true" : "false");
     }
     var blk = this.root.querySelector("#tx-block-note");
     if (blk) blk.textContent = row.variant === "hyena2_circulant" ? "" : "(Used by hyena2_circulant only.)";

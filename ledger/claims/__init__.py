@@ -3,7 +3,7 @@
 A chapter's sentence such as "the digital work is several hundred times everything else" names a
 claim here by its id; the claim's `check` evaluates the ledger over the whole `range` the sentence
 covers (every variant, length or alternative it names) and returns True only if the sentence
-holds there. Claims for chapter NN live in `chNN.py` of this package (one module per chapter, so
+holds there. Claims for chapter NN live in `chNN_topic.py` of this package (one module per chapter, so
 chapters never edit each other's claims); every such module is imported here. A hidden cell in the
 chapter asserts `holds(id)`, so a change of default that makes a sentence false fails the build,
 and `python -m ledger claims --json` lists them all.

@@ -8,30 +8,36 @@ from . import claim
 CHAPTER = "12_arithmetic_intensity"
 PEAK, BANDWIDTH = 1000e12, 3.35e12
 """The chapter's illustrative accelerator."""
-NVLINK, NODE_LINK = 450e9, 50e9
-"""Bytes/s each way: an H100's NVLink within a node; a 400 Gb/s network port per GPU between nodes."""
+NODES = article.H100_NODES
+"""8-GPU H100 nodes: NVLink 450 GB/s each way per GPU, one 400 Gb/s (50 GB/s) NIC per GPU."""
 
 
 @claim("ch12-tp-limit-is-allreduce", CHAPTER,
        "At t = 16 the q projection's shard still runs at over 70% of peak, while across two 8-GPU nodes "
-       "the layer's all-reduces take longer than its matrix work: communication, not the ridge, limits "
-       "tensor parallelism.",
-       "one to four sequences of 4,096 tokens per micro-batch; peak rate or 40% of it")
+       "the layer's all-reduces take longer than its matrix work at the peak rate, more than twice the "
+       "share they take at t = 8 inside one node, and over half of it even at 40% of peak: "
+       "communication, not the ridge, limits tensor parallelism.",
+       "one to four sequences of 4,096 tokens per micro-batch; attention products counted whole or "
+       "halved (causal); H100 nodes (NVLink 450 GB/s, eight 50 GB/s NICs per node)")
 def _tp_limit() -> bool:
     out = []
     for tokens in (4096, 8192, 16384):
         rate = article.roofline(article.arithmetic_intensity(tokens, 4096, 4096 / 16, 2), PEAK, BANDWIDTH)
         out.append(rate / PEAK > 0.7)
-        for sustained in (PEAK, 0.4 * PEAK):
-            out.append(article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 16, sustained, NODE_LINK)["ratio"] > 1)
+        for causal in (False, True):
+            def ratio(t, sustained):
+                return article.tensor_parallel_allreduce(tokens, LLAMA3_8B, t, sustained, NODES, seq_len=4096,
+                                                         causal=causal)["ratio"]
+            out.append(ratio(16, PEAK) > 1 and ratio(16, PEAK) > 2 * ratio(8, PEAK) and ratio(16, 0.4 * PEAK) > 0.5)
     return all(out)
 
 
 @claim("ch12-allreduce-grows-with-t", CHAPTER,
        "The all-reduce time relative to the matrix work grows with the tensor-parallel degree.",
-       "t = 1, 2, 4, 8, 16 on one link; any micro-batch (the ratio does not depend on it)")
+       "t = 1, 2, 4, 8 in one H100 node and t = 16 across two; any micro-batch of 4,096-token sequences "
+       "(the ratio does not depend on their number)")
 def _grows() -> bool:
-    ratios = [article.tensor_parallel_allreduce(4096, LLAMA3_8B, t, PEAK, NVLINK)["ratio"] for t in (1, 2, 4, 8, 16)]
+    ratios = [article.tensor_parallel_allreduce(4096, LLAMA3_8B, t, PEAK, NODES)["ratio"] for t in (1, 2, 4, 8, 16)]
     return all(a < b for a, b in zip(ratios, ratios[1:]))
 
 

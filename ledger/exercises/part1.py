@@ -119,10 +119,11 @@ def _mask_ratio(variant: str, seq_len: int, **overrides) -> float:
 
 
 numeric("masks-encoding",
-        lambda: step_row(variant="hyena2", seq_len=2048, values_per_pixel=1 / 16,
+        lambda: step_row(variant="hyena2", seq_len=2048, modulator="dmd-superpixel",
                          mask_spectrum="two-sided").weight_mask_s,
         rel_tol=0.003, unit="s",
-        hint="16 mirrors per complex value and n instead of n/2 + 1 values per transform: about 32 times the ideal.")
+        hint="16 mirrors per complex value at the binary rate (9,523 Hz, not 1,031), and n instead of n/2 + 1 "
+             "values per transform: 16 x 1,031 / 9,523 x 4,096 / 2,049, about 3.5 times the idealised device.")
 numeric("masks-step-size",
         lambda: step_row(variant="hyena2", seq_len=2048, step_tokens=2_097_152).digital_step_s,
         rel_tol=0.002, unit="s",
@@ -213,11 +214,12 @@ numeric("explorer-block-size", lambda: _largest_block_reaching(0.20), rel_tol=1e
 # 10 The assumptions, and what each does
 def _two_switch_ratio() -> float:
     default = step_row(variant="hyena2_circulant", seq_len=4096)
-    both = step_row(variant="hyena2_circulant", seq_len=4096, mask_spectrum="two-sided", values_per_pixel=1 / 16)
+    both = step_row(variant="hyena2_circulant", seq_len=4096, mask_spectrum="two-sided", modulator="dmd-superpixel")
     return both.data_mask_s / default.data_mask_s
 
 
 numeric("assumptions-two-switches", _two_switch_ratio, rel_tol=0.005,
-        hint="the two-sided spectrum multiplies the values by n/(n/2+1), just under 2, and frames are whole.")
+        hint="two-sided: n/(n/2+1) times the values, just under 2; superpixels: 16 times the frames, each "
+             "written at the binary pattern rate (9,523 Hz instead of 1,031 Hz); frames are whole.")
 numeric("assumptions-half-gain", lambda: 1 + step_row(variant="hyena2_circulant", seq_len=4096).amdahl,
         rel_tol=0.005, hint="solve 1/((1-p)+p/s) - 1 = (1/(1-p) - 1)/2 for s; it comes out as 1 + 1/(1-p).")

@@ -1,0 +1,60 @@
+"""Claims of chapter 05 (the Amdahl table)."""
+from __future__ import annotations
+
+from ..shares import gain_fraction
+from ..table import step_row
+from . import claim
+
+CH = "05_amdahl_table"
+HYENA_VARIANTS = ("hyena2", "hybrid", "hyena2_circulant")
+SEQ_LENS = (1024, 2048, 4096, 8192, 16384, 32768)
+SPEEDUPS = (1.5, 2, 4, 10, 100, 1000)
+
+
+def _shares():
+    """Every Hyena variant's step and static share at the table's lengths (the p a reader might meet)."""
+    out = []
+    for v in HYENA_VARIANTS:
+        for n in (2048, 4096, 8192):
+            r = step_row(variant=v, seq_len=n)
+            out += [r.step_share, r.static_share]
+    return out
+
+
+@claim("ch05-gain-depends-on-s", CH,
+       "How much of the bound's gain a finite engine reaches depends on its speed-up s far more than on p: "
+       "for the shares of this book the fraction stays within 10% of 1 - 1/s.",
+       "gain_fraction(p, s) for p = the step and static shares of hyena2, hybrid and hyena2_circulant at "
+       "S = 2,048, 4,096 and 8,192, and s = 1.5, 2, 4, 10, 100, 1,000")
+def _gain_depends_on_s() -> bool:
+    return all(abs(gain_fraction(p, s) - (1 - 1 / s)) <= 0.1 * (1 - 1 / s) for p in _shares() for s in SPEEDUPS)
+
+
+@claim("ch05-half-gain-near-two", CH,
+       "For a small share, half of the gain is there by s of about 2: s = 1 + 1/(1 - p) lies between 2 and 2.2.",
+       "p = the step and static shares of hyena2, hybrid and hyena2_circulant at S = 2,048, 4,096 and 8,192")
+def _half_gain() -> bool:
+    return all(2 <= 1 + 1 / (1 - p) <= 2.2 and abs(gain_fraction(p, 1 + 1 / (1 - p)) - 0.5) < 1e-12
+               for p in _shares())
+
+
+@claim("ch05-ordering", CH,
+       "The ordering never changes: forward share above step share above backward share, static no higher "
+       "than step.",
+       "hyena2, hybrid and hyena2_circulant at S = 1,024 to 32,768 (powers of two)")
+def _ordering() -> bool:
+    for v in HYENA_VARIANTS:
+        for n in SEQ_LENS:
+            r = step_row(variant=v, seq_len=n)
+            if not (r.forward_share > r.step_share > r.backward_share and r.static_share <= r.step_share):
+                return False
+    return True
+
+
+@claim("ch05-hybrid-below-hyena2", CH,
+       "The hybrid sits below Hyena-2: its forward, backward, step and static shares are each lower.",
+       "S = 2,048, 4,096 and 8,192 at the default hybrid ratio (a quarter of the layers keep attention)")
+def _hybrid_below() -> bool:
+    keys = ("forward_share", "backward_share", "step_share", "static_share")
+    return all(getattr(step_row(variant="hybrid", seq_len=n), k) < getattr(step_row(variant="hyena2", seq_len=n), k)
+               for n in (2048, 4096, 8192) for k in keys)

@@ -1,0 +1,155 @@
+"""Checked sentences of chapter 06 (masks rewritten every optimizer step)."""
+from __future__ import annotations
+
+from ..engine import MODULATORS, Engine
+from ..table import step_row
+from . import claim
+
+CHAPTER = "06_masks"
+MASKED = ("hyena2", "hybrid", "hyena2_circulant")
+LENGTHS = (2048, 4096, 8192)
+STEPS = tuple(2 ** k for k in range(18, 25))
+
+
+def _rows(**kw):
+    return {(v, s): step_row(variant=v, seq_len=s, **kw) for v in MASKED for s in LENGTHS}
+
+
+@claim("masks-ideal-most-per-pixel", CHAPTER,
+       "The idealised device is optimistic per pixel (no cited mode holds more than one complex value in a "
+       "pixel), not per second: the Lee mode writes the most values per second, the liquid-crystal one the fewest.",
+       "every modulator mode of ledger.engine.MODULATORS")
+def _ideal_per_pixel() -> bool:
+    per_pixel = {n: m.values_per_pixel for n, m in MODULATORS.items()}
+    per_second = {n: Engine(modulator=n).values_per_second for n in MODULATORS}
+    return (max(per_pixel.values()) == per_pixel["ideal"] == 1
+            and max(per_second, key=per_second.get) == "dmd-lee"
+            and min(per_second, key=per_second.get) == "lcos-double-phase"
+            and per_second["dmd-superpixel"] < per_second["ideal"] < per_second["dmd-lee"])
+
+
+@claim("masks-mode-range", CHAPTER,
+       "Weight- and data-mask times range from the Lee mode (shortest) to the liquid-crystal mode (longest), "
+       "the idealised device and the superpixel between.",
+       "Hyena-2, hybrid and block-circulant at S = 2,048, 4,096 and 8,192, every modulator mode")
+def _mode_range() -> bool:
+    by_mode = {n: _rows(modulator=n) for n in MODULATORS}
+    for key in by_mode["ideal"]:
+        for field in ("weight_mask_s", "data_mask_s"):
+            t = {n: getattr(by_mode[n][key], field) for n in MODULATORS}
+            if not (t["dmd-lee"] < t["ideal"] < t["dmd-superpixel"] < t["lcos-double-phase"]):
+                return False
+    return True
+
+
+@claim("masks-binary-rate-not-grey", CHAPTER,
+       "Timed at the idealised device's frame rate instead of its binary pattern rate, the superpixel's mask "
+       "times would be overstated by the ratio of the two rates, over nine-fold.",
+       "Hyena-2, hybrid and block-circulant at S = 2,048, 4,096 and 8,192, weight and data masks")
+def _binary_rate() -> bool:
+    right = _rows(modulator="dmd-superpixel")
+    wrong = _rows(modulator="dmd-superpixel", frame_rate=MODULATORS["ideal"].frame_rate_hz)
+    ratio = MODULATORS["dmd-superpixel"].frame_rate_hz / MODULATORS["ideal"].frame_rate_hz
+    return ratio > 9 and all(abs(wrong[k].weight_mask_s / right[k].weight_mask_s - ratio) < 1e-9 * ratio
+                             and abs(wrong[k].data_mask_s / right[k].data_mask_s - ratio) < 1e-9 * ratio
+                             for k in right)
+
+
+@claim("masks-frames-grow-with-s", CHAPTER,
+       "Hyena-2's weight-mask frames grow in proportion to S while its digital step barely moves.",
+       "Hyena-2 from S = 2,048 to 8,192, every modulator mode: frames x4 within 1%, digital step within 1%")
+def _frames_grow() -> bool:
+    for n in MODULATORS:
+        a, b = step_row(variant="hyena2", seq_len=2048, modulator=n), step_row(variant="hyena2", seq_len=8192,
+                                                                                 modulator=n)
+        if abs(b.weight_mask_frames / a.weight_mask_frames / 4 - 1) > 0.01 or \
+                abs(b.digital_step_s / a.digital_step_s - 1) > 0.01:
+            return False
+    return True
+
+
+@claim("masks-circulant-worse-relative", CHAPTER,
+       "The block-circulant model's weight masks are a larger multiple of its digital step than Hyena-2's, and "
+       "more than one step.",
+       "S = 4,096, every modulator mode")
+def _circulant_worse() -> bool:
+    for n in MODULATORS:
+        h, c = step_row(variant="hyena2", seq_len=4096, modulator=n), step_row(variant="hyena2_circulant",
+                                                                                seq_len=4096, modulator=n)
+        if not (c.weight_mask_s / c.digital_step_s > max(1.0, h.weight_mask_s / h.digital_step_s)):
+            return False
+    return True
+
+
+@claim("masks-data-out-of-reach", CHAPTER,
+       "Data-by-data masks take many digital steps, the same time at every sequence length: the weight "
+       "gradient stays digital.",
+       "Hyena-2, hybrid and block-circulant at S = 2,048, 4,096 and 8,192, every modulator mode, both layouts: "
+       "more than 10 digital steps; equal across lengths within 1% (packed layout)")
+def _data_out_of_reach() -> bool:
+    for n in MODULATORS:
+        for layout in ("packed", "rows"):
+            rows = _rows(modulator=n, layout=layout)
+            if any(r.data_mask_s < 10 * r.digital_step_s for r in rows.values()):
+                return False
+        packed = _rows(modulator=n)
+        for v in MASKED:
+            times = [packed[v, s].data_mask_s for s in LENGTHS]
+            if max(times) > 1.01 * min(times):
+                return False
+    return True
+
+
+@claim("masks-rows-not-fewer", CHAPTER,
+       "Putting each spectrum on rows of its own never takes fewer frames than packing the values densely.",
+       "Hyena-2, hybrid and block-circulant at S = 2,048, 4,096 and 8,192, every modulator mode, one- and "
+       "two-sided spectra, weight and data masks")
+def _rows_not_fewer() -> bool:
+    for n in MODULATORS:
+        for spectrum in ("one-sided", "two-sided"):
+            packed, rows = _rows(modulator=n, mask_spectrum=spectrum), _rows(modulator=n, mask_spectrum=spectrum,
+                                                                             layout="rows")
+            for k in packed:
+                if rows[k].weight_mask_frames < packed[k].weight_mask_frames or \
+                        rows[k].data_mask_frames < packed[k].data_mask_frames:
+                    return False
+    return True
+
+
+@claim("masks-step-size-weight-only", CHAPTER,
+       "A larger optimizer step amortises the weight masks and nothing else: their frames do not depend on the "
+       "step, while the data-mask time keeps its ratio to the digital step.",
+       "Hyena-2 and block-circulant at S = 4,096, steps of 2^18 to 2^24 tokens: weight frames equal, data-mask "
+       "ratio within 1%")
+def _step_size() -> bool:
+    for v in ("hyena2", "hyena2_circulant"):
+        rows = [step_row(variant=v, seq_len=4096, step_tokens=t) for t in STEPS]
+        if len({r.weight_mask_frames for r in rows}) != 1:
+            return False
+        ratios = [r.data_mask_s / r.digital_step_s for r in rows]
+        if max(ratios) > 1.01 * min(ratios):
+            return False
+    return True
+
+
+@claim("masks-static-share-small", CHAPTER,
+       "Hyena-2's whole contribution, its static share, is at most a fraction of a percent of the step, while "
+       "its weight-mask rewrite is a quarter of a digital step or more.",
+       "Hyena-2 at S = 2,048, 4,096 and 8,192 on the idealised device")
+def _static_small() -> bool:
+    rows = [step_row(variant="hyena2", seq_len=s) for s in LENGTHS]
+    return all(r.static_share < 0.01 and r.weight_mask_s / r.digital_step_s > 0.25 for r in rows)
+
+
+@claim("masks-two-sided-about-doubles", CHAPTER,
+       "Holding the two-sided spectrum about doubles both mask budgets (a factor n/(n/2+1), just under 2).",
+       "Hyena-2, hybrid and block-circulant at S = 2,048, 4,096 and 8,192, every modulator mode, packed: "
+       "weight and data masks between 1.9 and 2 times the one-sided times")
+def _two_sided() -> bool:
+    for n in MODULATORS:
+        one, two = _rows(modulator=n), _rows(modulator=n, mask_spectrum="two-sided")
+        for k in one:
+            for field in ("weight_mask_s", "data_mask_s"):
+                if not 1.9 <= getattr(two[k], field) / getattr(one[k], field) <= 2.0:
+                    return False
+    return True

@@ -1,0 +1,77 @@
+"""Claims of chapter 07 (layer-major order, the run policy's memory)."""
+from __future__ import annotations
+
+from ..run import held_for_backward, real_run_extra_flops, run_policy
+from ..schedule import schedule_sweep
+from ..settings import Settings
+from ..table import step_row
+from . import claim
+
+CH = "07_layer_major"
+SEQ_LENS = (2048, 4096, 8192)
+
+
+@claim("ch07-dp-layer-major-only-one-micro-batch", CH,
+       "Synchronous data parallelism runs the step layer-major across the cluster when each GPU runs one "
+       "micro-batch and the model has no pipeline stages, and not otherwise.",
+       "the run policy at S = 2,048, 4,096 and 8,192: 1 micro-batch and 1 stage (layer-major); 2 micro-batches, "
+       "or 2 pipeline stages (not)")
+def _dp() -> bool:
+    for n in SEQ_LENS:
+        s = Settings(variant="hyena2", seq_len=n)
+        if not run_policy(s).layer_major_across_cluster:
+            return False
+        if run_policy(Settings(variant="hyena2", seq_len=n, micro_batches=2)).layer_major_across_cluster:
+            return False
+        if run_policy(s, pipeline_stages=2).layer_major_across_cluster:
+            return False
+    return True
+
+
+@claim("ch07-filter-builds-negligible", CH,
+       "Building Hyena-2's filter spectra on every GPU for every micro-batch instead of once per step adds a "
+       "negligible cost (under 0.1% of the step's FLOPs).",
+       "hyena2 at S = 2,048, 4,096 and 8,192, 64 GPUs, 1 and 4 micro-batches per GPU")
+def _builds() -> bool:
+    return all(real_run_extra_flops(s) / step_row(s).step_flops < 1e-3
+               for n in SEQ_LENS for m in (1, 4)
+               for s in [Settings(variant="hyena2", seq_len=n, micro_batches=m)] if run_policy(s).sequences_per_micro_batch >= 1)
+
+
+@claim("ch07-recompute-one-layer-spectra", CH,
+       "Under full recomputation only one layer's spectra are live: 1/L of what keeping every layer's takes.",
+       "hyena2 and hyena2_circulant at S = 2,048, 4,096 and 8,192 (L = 32 Hyena layers)")
+def _one_layer() -> bool:
+    for v in ("hyena2", "hyena2_circulant"):
+        for n in SEQ_LENS:
+            none = held_for_backward(Settings(variant=v, seq_len=n))
+            full = held_for_backward(Settings(variant=v, seq_len=n, recompute="full"))
+            if abs(full.spectra_bytes * 32 - none.spectra_bytes) > 1e-9 * none.spectra_bytes:
+                return False
+    return True
+
+
+@claim("ch07-no-order-saves-hyena2", CH,
+       "There is no order in which the Hyena-2 engine saves time: at every micro-batch size the weight-mask "
+       "rewrite takes longer than the most an engine could save (the static share of the digital step).",
+       "hyena2 at S = 4,096, every micro-batch size from 1 (sequence-major) to 256 (layer-major)")
+def _no_order() -> bool:
+    s = Settings(variant="hyena2", seq_len=4096)
+    row = step_row(s)
+    saved = row.static_share * row.digital_step_s
+    return all(c.weight_mask_s > saved for c in schedule_sweep(s))
+
+
+@claim("ch07-shared-engine-hundreds", CH,
+       "One shared engine fed with fused 4f passes must take in hundreds of times what the illustrative mask "
+       "device writes per second (between 100 and 1,000 times) to keep pace with Hyena-2's digital step.",
+       "hyena2 at S = 2,048, 4,096 and 8,192, fused conversions (U and G read out), the default engine")
+def _shared() -> bool:
+    from ..hidden_costs import hidden_costs
+    out = []
+    for n in SEQ_LENS:
+        s = Settings(variant="hyena2", seq_len=n)
+        fused = hidden_costs(s, mode="fused")
+        rate = fused.conversions.values / step_row(s).digital_step_s
+        out.append(100 <= rate / fused.io_rate <= 1000)
+    return all(out)

@@ -1,0 +1,142 @@
+"""Checked sentences of chapter 08 (what does not map in training)."""
+from __future__ import annotations
+
+from ..breakdown import nonlinear_values, what_stays_digital
+from ..engine import MODULATORS, conversions
+from ..hidden_costs import hidden_costs, optimizer_flops
+from ..settings import VARIANTS
+from ..shapes import LLAMA3_8B
+from ..step import step_items
+from ..table import make_settings, step_row
+from . import claim
+
+CHAPTER = "08_what_does_not_map"
+LENGTHS = (2048, 4096, 8192)
+OPTICAL = ("hyena2", "hybrid", "hyena2_circulant")
+
+
+@claim("not-map-lm-head-most-of-rest", CHAPTER,
+       "In the block-circulant model the dense LM head becomes most of what stays digital.",
+       "block-circulant model at S = 2,048, 4,096 and 8,192")
+def _lm_head() -> bool:
+    for s in LENGTHS:
+        rest = what_stays_digital(step_items(make_settings(variant="hyena2_circulant", seq_len=s)))
+        if rest["LM head (dense)"] <= 0.5 * sum(rest.values()):
+            return False
+    return True
+
+
+@claim("not-map-data-products-are-the-gap", CHAPTER,
+       "The data-by-data products are the difference between the step share and the static share.",
+       "all four variants at S = 2,048, 4,096 and 8,192 (to 1e-12)")
+def _gap() -> bool:
+    for v in VARIANTS:
+        for s in LENGTHS:
+            r = step_row(variant=v, seq_len=s)
+            data = r.data_part * r.step_share
+            if abs((r.step_share - r.static_share) - data) > 1e-12:
+                return False
+    return True
+
+
+@claim("not-map-nonlinear-small", CHAPTER,
+       "In FLOPs the nonlinearities are small: the values that pass one are under a thousandth of the step's FLOPs.",
+       "transformer and Hyena-2 at S = 2,048, 4,096 and 8,192")
+def _nonlinear_small() -> bool:
+    for v in ("transformer", "hyena2"):
+        for s in LENGTHS:
+            st = make_settings(variant=v, seq_len=s)
+            if sum(nonlinear_values(st).values()) >= 1e-3 * step_row(st).step_flops:
+                return False
+    return True
+
+
+@claim("not-map-optimizer-negligible", CHAPTER,
+       "The optimizer update is negligible in FLOPs (under a ten-thousandth of the step).",
+       "all four variants at S = 2,048, 4,096 and 8,192, twelve FLOPs per parameter")
+def _optimizer() -> bool:
+    opt = optimizer_flops(LLAMA3_8B)
+    return all(opt < 1e-4 * step_row(variant=v, seq_len=s).step_flops for v in VARIANTS for s in LENGTHS)
+
+
+@claim("not-map-fused-below-separate", CHAPTER,
+       "The fused count, spectra for the digital weight gradient included, stays below the every-transform count.",
+       "Hyena-2, hybrid and block-circulant at S = 2,048, 4,096 and 8,192, block sum digital and optical, "
+       "weight gradient read out or recomputed")
+def _fused_below() -> bool:
+    for v in OPTICAL:
+        for s in LENGTHS:
+            st = make_settings(variant=v, seq_len=s)
+            items = step_items(st)
+            for block_sum in ("digital", "optical"):
+                sep = conversions(st, items, "separate", block_sum)
+                for wg in ("readout", "recompute"):
+                    if conversions(st, items, "fused", block_sum, wg).values >= sep.values:
+                        return False
+    return True
+
+
+@claim("not-map-hidden-costs-outweigh", CHAPTER,
+       "Mask rewrites and conversions in and out of the optics each take longer per step than the optics could "
+       "save; converting takes many minutes.",
+       "Hyena-2 and block-circulant at S = 2,048, 4,096 and 8,192, every modulator mode (conversions at the "
+       "mode's pixels x frame rate), fused passes with U and G read out or recomputed; 'many minutes' (over "
+       "5 minutes) on the idealised device")
+def _outweigh() -> bool:
+    for v in ("hyena2", "hyena2_circulant"):
+        for s in LENGTHS:
+            for m in MODULATORS:
+                st = make_settings(variant=v, seq_len=s, modulator=m)
+                for wg in ("readout", "recompute"):
+                    h = hidden_costs(st, mode="fused", weight_gradient=wg)
+                    if not (h.weight_mask_s > h.static_saving_s and h.conversion_s > h.static_saving_s):
+                        return False
+                    if m == "ideal" and h.conversion_s <= 300:
+                        return False
+    return True
+
+
+@claim("not-map-recompute-lowers-saving", CHAPTER,
+       "Recomputing the U and G spectra on the GPUs instead of reading them out about halves Hyena-2's "
+       "conversions but lowers what the optics can save.",
+       "Hyena-2 and block-circulant at S = 2,048, 4,096 and 8,192: fewer numbers cross (Hyena-2: 45% to 55% "
+       "as many), smaller saving")
+def _recompute() -> bool:
+    for v in ("hyena2", "hyena2_circulant"):
+        for s in LENGTHS:
+            st = make_settings(variant=v, seq_len=s)
+            a, b = hidden_costs(st, mode="fused"), hidden_costs(st, mode="fused", weight_gradient="recompute")
+            if not (b.conversions.values < a.conversions.values and b.static_saving_s < a.static_saving_s):
+                return False
+            if v == "hyena2" and not 0.45 < b.conversions.values / a.conversions.values < 0.55:
+                return False
+    return True
+
+
+@claim("not-map-analog-sum-beyond", CHAPTER,
+       "Accumulated in the analog domain, a weight-gradient term needs more bits than an 8-bit analog path "
+       "offers, even for random-sign terms (half a bit per doubling of the terms).",
+       "Hyena-2 (terms per sequence) and block-circulant (terms per token) at the default step, bf16")
+def _analog() -> bool:
+    for v in ("hyena2", "hyena2_circulant"):
+        p = hidden_costs(make_settings(variant=v, seq_len=4096)).precision
+        if not (p.bits_needed_random > p.enob + 2 and p.bits_needed >= p.bits_needed_random):
+            return False
+    return True
+
+
+@claim("not-map-one-gain-per-frame", CHAPTER,
+       "With one gain per frame an 8-bit path gives a bf16 significand only to the bins at its frame's peak; a bin "
+       "at a sixteenth of the peak keeps half the bits.",
+       "ENOB 8, bf16, levels 1 and 1/16")
+def _one_gain() -> bool:
+    p = hidden_costs(make_settings()).precision
+    return p.bits_below_peak(1.0) == p.significand_bits and p.bits_below_peak(1 / 16) == p.enob / 2
+
+
+@claim("not-map-training-does-not-rescue", CHAPTER,
+       "Training does not rescue the transform share: Hyena-2's step share is below its forward share.",
+       "Hyena-2 and hybrid at S = 2,048, 4,096 and 8,192")
+def _training() -> bool:
+    return all(step_row(variant=v, seq_len=s).step_share < step_row(variant=v, seq_len=s).forward_share
+               for v in ("hyena2", "hybrid") for s in LENGTHS)

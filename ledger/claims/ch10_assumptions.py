@@ -1,0 +1,59 @@
+"""Claims of chapter 10 (the assumptions, one at a time and jointly)."""
+from __future__ import annotations
+
+from ..assumptions import HEADLINE_SEQ_LEN, HEADLINE_VARIANT, assumptions_table, joint_view
+from ..table import step_row
+from . import claim
+
+CH = "10_assumptions"
+GRID = "the joint grid: every combination of every alternative of the assumptions table, S = 4,096"
+
+
+@claim("ch10-one-at-a-time-below-2x", CH,
+       "One switch at a time, no row of the assumptions table brings the block-circulant Amdahl bound to 2x.",
+       "every row of the assumptions table, block-circulant Hyena-2 at S = 4,096")
+def _one_at_a_time() -> bool:
+    return max(r.alternative["amdahl"] for r in assumptions_table()) < 2
+
+
+@claim("ch10-block16-passes-2x", CH,
+       "Blocks of 16 alone already give the block-circulant model a bound above 2x.",
+       "block-circulant Hyena-2 at S = 4,096, b = 16, every other setting at its default")
+def _block16() -> bool:
+    return step_row(variant=HEADLINE_VARIANT, seq_len=HEADLINE_SEQ_LEN, block=16).amdahl > 2
+
+
+@claim("ch10-hyena2-far-from-2x-jointly", CH,
+       "For Hyena-2 and the hybrid the bound stays far from 2x under every combination of the alternatives "
+       "(below 1.1x).",
+       GRID + ", Hyena-2 and the hybrid")
+def _hyena2_joint() -> bool:
+    view = joint_view()
+    return all(view.get(v, "amdahl").high < 1.1 for v in ("hyena2", "hybrid"))
+
+
+@claim("ch10-circulant-jointly-past-2x", CH,
+       "Thrown together, the alternatives take the block-circulant bound past 2x, and the default sits in the "
+       "lower part of the range.",
+       GRID + ", block-circulant Hyena-2")
+def _circ_joint() -> bool:
+    r = joint_view().get("hyena2_circulant", "amdahl")
+    return r.high > 2 and r.default - r.low < r.high - r.default
+
+
+@claim("ch10-data-masks-never-keep-up", CH,
+       "The data-by-data masks never keep up for Hyena-2 or the block-circulant model: under every combination "
+       "they take more than one digital step.",
+       GRID + ", Hyena-2 and block-circulant Hyena-2")
+def _data_masks() -> bool:
+    view = joint_view()
+    return all(view.get(v, "data_mask_steps").low > 1 for v in ("hyena2", "hyena2_circulant"))
+
+
+@claim("ch10-weight-masks-rest-on-device", CH,
+       "The weight masks rest on the device: over the combinations the block-circulant model's weight masks "
+       "range from well under one digital step to hundreds of them.",
+       GRID + ", block-circulant Hyena-2")
+def _weight_masks() -> bool:
+    r = joint_view().get("hyena2_circulant", "weight_mask_steps")
+    return r.low < 0.1 and r.high > 100

@@ -1,0 +1,377 @@
+"""The optical engine: one description whose parts cannot contradict each other.
+
+A modulator mode fixes the mask device's frame rate and how many complex values one pixel holds
+after encoding (`MODULATORS`, one cited row each). The Fourier-plane layout says how spectra are
+placed on the device (`layout`: packed, or one-dimensional rows under cylindrical optics); the
+input plane and readout say what converting data in and out costs; `conversions` counts what
+crosses the optical/digital boundary per step for each assignment of work. `Settings.device` holds
+one `Engine` (also importable as `ledger.Device`), and every mask, conversion and time figure of the
+book is derived from it.
+
+The static share of the Amdahl table (a FLOP count) charges no time to the input plane or the
+readout: it assumes an input modulator and detector that never stall the engine (`input_rate`
+infinite). `hidden_costs` prices them at `Engine.io_rate`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable
+
+from .errors import LedgerError, check_positive_int, check_positive_number
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .layers import LineItem
+    from .settings import Settings
+
+
+@dataclass(frozen=True)
+class Modulator:
+    """One modulator mode: a device's frame rate and the pixels an encoding spends per complex value."""
+
+    name: str
+    device: str
+    """What the row describes, in words."""
+    frame_rate_hz: float
+    """Mask frames per second the mode runs at."""
+    cell: tuple[int, int]
+    """(along a row, across rows) device pixels per complex value after encoding."""
+    encoding: str
+    """How a complex value is made from the device's pixels, and why the cell is that size."""
+    cite: tuple[str, ...]
+    """BibTeX keys (book/references.bib) backing the rate and the encoding."""
+    idealised: bool = False
+    """True for the book's idealised device, which no cited product reaches."""
+
+    @property
+    def values_per_pixel(self) -> float:
+        """Complex values per device pixel: 1 / (pixels in one cell)."""
+        return 1.0 / (self.cell[0] * self.cell[1])
+
+
+DMD_BINARY_RATE_HZ = 9523.0
+"""Binary (1-bit) pattern rate of a DLPC900-driven micromirror device (DLP6500, DLP9000): one pattern per
+105 microseconds, the shortest load-and-flip time of the controller."""
+
+MODULATORS: dict[str, Modulator] = {m.name: m for m in (
+    Modulator("ideal", "the book's idealised complex modulator", 1031.0, (1, 1),
+              "one complex value (amplitude and phase) per pixel: an idealisation; the rate is of the order of a "
+              "micromirror device's 8-bit grey-level pattern rate (about 250 Hz to 2 kHz across controllers), "
+              "which itself makes no coherent amplitude", ("ti2024dlpc900",), idealised=True),
+    Modulator("dmd-superpixel", "binary micromirror device (DLPC900 class) at its binary pattern rate",
+              DMD_BINARY_RATE_HZ, (4, 4),
+              "superpixel: 4 x 4 mirrors whose spatially filtered sum sets amplitude and phase, 1/16 value per "
+              "pixel", ("ti2024dlpc900", "goorden2014superpixel")),
+    Modulator("dmd-lee", "binary micromirror device (DLPC900 class) at its binary pattern rate",
+              DMD_BINARY_RATE_HZ, (4, 1),
+              "Lee binary hologram: a carrier grating of period 4 pixels along the row, a fringe's shift sets "
+              "the phase and its width the amplitude; the spatial filter that keeps only the first diffraction "
+              "order passes at most 1/4 of the bandwidth along the carrier, so about 1/4 value per pixel (with "
+              "few phase levels: the fringe moves in whole pixels)", ("ti2024dlpc900", "lee1974binary",
+                                                                     "lee1979binary")),
+    Modulator("lcos-double-phase", "phase-only liquid-crystal-on-silicon modulator at video rate",
+              60.0, (2, 1),
+              "double-phase hologram: a complex value A e^(i phi) is the sum of two unit phasors "
+              "e^(i(phi +- arccos(A/2))) on two neighbouring pixels, 1/2 value per pixel; about 60 Hz, the "
+              "video rate most such devices are driven at (faster ones reach a few hundred Hz)",
+              ("hsueh1978double", "oton2009dynamic", "chen2018lcos")),
+)}
+"""Modulator modes offered as complex Fourier-plane masks, one cited row each; "ideal" is the default."""
+
+REFUSED_MODULATORS: dict[str, str] = {
+    "dmd-grey": "an 8-bit grey level on a micromirror device is a time average of binary frames, an intensity "
+                "seen by a slow detector, not a coherent complex amplitude: it cannot be a complex mask",
+}
+"""Modes that look like complex masks and are not, each with its one-line reason."""
+
+LAYOUTS = ("packed", "rows")
+"""packed: values fill the frame wherever there is room (the conventions' count, a lower bound on frames).
+rows: one-dimensional transforms under cylindrical optics, each spectrum starting on a row of its own."""
+
+READOUTS = {"interferometric": 2, "intensity": 1}
+"""Detector samples per real number read out. interferometric: the output beats with a reference in two
+phase-stepped exposures (or on a balanced pair of detector pixels), |r+y|^2 - |r-y|^2 = 4ry, so the sign
+survives. intensity: one sample of |y|^2, which loses the sign of a real output (and the phase of a complex
+one) unless a known bias is added to the signal, spending part of the detector's range."""
+
+DEFAULT_ROW_PIXELS = 1920
+"""Pixels along a row: a 1920 x 1080 panel (about 2 million pixels, as the cited devices have)."""
+
+
+def modulator(name: str) -> Modulator:
+    """The mode `name`; a LedgerError naming the choices (or why a refused mode is refused)."""
+    if name in MODULATORS:
+        return MODULATORS[name]
+    if isinstance(name, str) and name in REFUSED_MODULATORS:
+        raise LedgerError(f"modulator = {name!r} is refused: {REFUSED_MODULATORS[name]}")
+    raise LedgerError(f"modulator = {name!r}: must be one of {', '.join(MODULATORS)}")
+
+
+@dataclass(frozen=True)
+class Engine:
+    """The optical engine of the ledger and the digital cluster it is compared with.
+
+    `frame_rate` and `values_per_pixel` are overrides (None: the modulator mode's figures); the figures in
+    use are `frame_rate_hz` and `complex_values_per_pixel`, and `cited` says whether they are the mode's.
+    To switch modes, build a new Engine (or pass modulator= to `make_settings`/`step_row`):
+    `dataclasses.replace` keeps any override already set.
+    """
+
+    modulator: str = "ideal"
+    """A key of MODULATORS: the mask device and its encoding."""
+    frame_rate: float | None = None
+    """Override of the mode's frame rate (Hz); None: the mode's."""
+    values_per_pixel: float | None = None
+    """Override of the mode's complex values per pixel; None: the mode's."""
+    pixels: float = 2_000_000
+    """Mask pixels of the device."""
+    layout: str = "packed"
+    """Fourier-plane layout, one of LAYOUTS (the one- or two-sided spectrum is Settings.mask_spectrum)."""
+    row_pixels: int = DEFAULT_ROW_PIXELS
+    """Pixels along one row (layout "rows")."""
+    input_rate: float | None = None
+    """Real numbers per second the input plane and readout convert; None: like the mask device, one real number
+    per pixel per frame (pixels x frame_rate_hz; optimistic for a binary device, whose pixel holds one bit)."""
+    readout: str = "interferometric"
+    """Detection of the outputs, a key of READOUTS."""
+    gpus: float = 64
+    """GPUs that run the digital step."""
+    gpu_flops: float = 400e12
+    """Sustained FLOP/s of one GPU."""
+
+    def __post_init__(self) -> None:
+        mode = modulator(self.modulator)
+        for name in ("frame_rate", "values_per_pixel", "input_rate"):
+            if getattr(self, name) is not None:
+                check_positive_number(name, getattr(self, name))
+        for name in ("pixels", "gpus", "gpu_flops"):
+            check_positive_number(name, getattr(self, name))
+        if self.layout not in LAYOUTS:
+            raise LedgerError(f"layout = {self.layout!r}: must be one of {', '.join(LAYOUTS)}")
+        if self.readout not in READOUTS:
+            raise LedgerError(f"readout = {self.readout!r}: must be one of {', '.join(READOUTS)}")
+        check_positive_int("row_pixels", self.row_pixels)
+        if self.layout == "rows":
+            if self.row_pixels > self.pixels:
+                raise LedgerError(f"row_pixels = {self.row_pixels}: longer than the device's {self.pixels:,.0f} "
+                                  "pixels")
+            if self.row_values < 1 or self.rows_per_frame < 1:
+                raise LedgerError(f"row_pixels = {self.row_pixels}: a row of {mode.name!r} must hold at least "
+                                  "one complex value and the device at least one row")
+
+    @property
+    def mode(self) -> Modulator:
+        return MODULATORS[self.modulator]
+
+    @property
+    def frame_rate_hz(self) -> float:
+        """Mask frames per second in use (the override, or the mode's)."""
+        return self.mode.frame_rate_hz if self.frame_rate is None else float(self.frame_rate)
+
+    @property
+    def complex_values_per_pixel(self) -> float:
+        """Complex values per device pixel in use (the override, or the mode's encoding)."""
+        return self.mode.values_per_pixel if self.values_per_pixel is None else float(self.values_per_pixel)
+
+    @property
+    def cited(self) -> bool:
+        """True when the frame rate and values per pixel in use are the cited mode's (not overridden)."""
+        return (self.frame_rate_hz == self.mode.frame_rate_hz
+                and self.complex_values_per_pixel == self.mode.values_per_pixel)
+
+    @property
+    def note(self) -> str:
+        """One line: the mode, and what an override changed."""
+        text = f"{self.modulator}: {self.mode.device}; {self.mode.encoding}"
+        if not self.cited:
+            text += (f" [overridden: {self.frame_rate_hz:g} Hz, {self.complex_values_per_pixel:g} values per "
+                     "pixel; no longer the cited device]")
+        return text
+
+    @property
+    def values_per_frame(self) -> float:
+        """Complex values one frame holds: pixels x values per pixel."""
+        return self.pixels * self.complex_values_per_pixel
+
+    @property
+    def values_per_second(self) -> float:
+        """Complex mask values written per second: values per frame x frame rate."""
+        return self.values_per_frame * self.frame_rate_hz
+
+    @property
+    def cell_height(self) -> int:
+        """Device rows one encoded value spans (the mode's cell; 1 once values per pixel is overridden)."""
+        return self.mode.cell[1] if self.values_per_pixel is None else 1
+
+    @property
+    def row_values(self) -> int:
+        """Complex values one row holds (layout "rows"): row_pixels x values per pixel x cell height."""
+        return math.floor(self.row_pixels * self.complex_values_per_pixel * self.cell_height + 1e-9)
+
+    @property
+    def rows_per_frame(self) -> int:
+        """Rows of encoded values one frame holds: the device's pixel rows over the cell height."""
+        return math.floor(self.pixels / self.row_pixels + 1e-9) // self.cell_height
+
+    @property
+    def io_rate(self) -> float:
+        """Real numbers per second crossing the boundary: input_rate, or pixels x frame rate."""
+        return float(self.input_rate) if self.input_rate is not None else self.pixels * self.frame_rate_hz
+
+    @property
+    def readout_samples(self) -> int:
+        """Detector samples per real number read out."""
+        return READOUTS[self.readout]
+
+    @property
+    def cluster_flops(self) -> float:
+        """Sustained FLOP/s of the whole digital cluster."""
+        return self.gpus * self.gpu_flops
+
+    def rows_for(self, spectrum_values: int) -> int:
+        """Rows one spectrum of `spectrum_values` complex values occupies: ceil(values / row_values)."""
+        return math.ceil(spectrum_values / self.row_values)
+
+    def frames(self, values: float, rows: float = 0.0) -> int:
+        """Whole frames for `values` complex values (packed) or `rows` rows (layout "rows")."""
+        if self.layout == "rows":
+            return math.ceil(rows / self.rows_per_frame) if rows > 0 else 0
+        return math.ceil(values / self.values_per_frame) if values > 0 else 0
+
+
+def mask_rows(items: Iterable["LineItem"], engine: Engine) -> float:
+    """Rows the items' masks occupy in layout "rows": every spectrum starts a row of its own, and one
+    longer than a row continues on the next ones (as if the Fourier plane were folded over rows or tiled
+    from several devices: the count prices the pixels, not the optics that would fold it)."""
+    total = 0.0
+    for i in items:
+        if i.mask_values > 0:
+            spectra = i.mask_values / i.mask_len
+            total += spectra * engine.rows_for(i.mask_len)
+    return total
+
+
+# --- What crosses the boundary -------------------------------------------------------------------
+
+MODES = ("separate", "fused")
+"""separate: every transform is its own trip in and out. fused: a 4f pass does rFFT, mask product and inverse
+rFFT in one trip, and taps at its Fourier plane every spectrum the digital side needs later."""
+BLOCK_SUMS = ("digital", "optical")
+"""Where a block-circulant matrix's sum over blocks happens; the first, the one the FLOP classes charge, is the
+default."""
+WEIGHT_GRADIENTS = ("readout", "recompute")
+"""How the digital weight gradient (G.conj(U), G_i.conj(X_j)) gets its spectra in fused mode. readout: the
+forward and dX passes tap U and G (and the X and G blocks) at their Fourier planes and read them out.
+recompute: the GPUs compute those rFFTs again from u and g, nothing more crosses, and the FLOPs the optics
+saves shrink by the recomputed FFTs."""
+
+
+def transform_size(item: "LineItem", settings: "Settings") -> tuple[int, int]:
+    """(time-domain samples that cross, frequency bins) of one transform of `item`."""
+    if item.cls != "transform":
+        raise LedgerError(f"item {item.op!r}: is a {item.cls}, not a transform")
+    if item.op.startswith("long conv:"):
+        return settings.seq_len, settings.costs.bins(settings.fft_len)
+    return settings.block, settings.costs.bins(settings.block)
+
+
+def _is_inverse(item: "LineItem") -> bool:
+    return item.op.split(":", 1)[-1].strip().startswith("inverse")
+
+
+def _is_circulant_sum_boundary(item: "LineItem") -> bool:
+    """A per-token circulant item whose data crosses when the block sum is digital: a block product
+    (its spectrum out; separate, its input spectrum in too) or an inverse transform of summed blocks
+    (its spectrum in)."""
+    if item.op.startswith("long conv:") or item.per == "step":
+        return False
+    return (item.cls == "weight_product" and "W_ij" in item.op) or (item.cls == "transform" and _is_inverse(item))
+
+
+def feeds_weight_gradient(item: "LineItem") -> bool:
+    """A forward or dX rFFT of data (u, g, x blocks, g blocks) whose spectrum the weight gradient multiplies."""
+    return (item.cls == "transform" and item.per != "step" and item.phase in ("forward", "dX")
+            and not _is_inverse(item))
+
+
+@dataclass(frozen=True)
+class Conversions:
+    """Real numbers crossing the digital/optical boundary per optimizer step."""
+
+    mode: str
+    values_in: float
+    values_out: float
+    optical_flops: float
+    block_sum: str = "digital"
+    """Where a circulant matrix sums its blocks ("digital" or "optical")."""
+    weight_gradient: str = "readout"
+    """How the digital weight gradient gets its spectra (WEIGHT_GRADIENTS; matters in fused mode only)."""
+    gpu_fft_flops: float = 0.0
+    """FLOPs of the rFFTs the GPUs recompute (weight_gradient "recompute", fused mode), else 0."""
+    readout_samples: int = 2
+    """Detector samples per real number read out (Engine.readout)."""
+
+    @property
+    def values(self) -> float:
+        return self.values_in + self.values_out
+
+    @property
+    def detector_samples(self) -> float:
+        """Samples the detector takes per step to read values_out (2 each, interferometric)."""
+        return self.values_out * self.readout_samples
+
+    @property
+    def flops_per_value(self) -> float:
+        """Optical FLOPs per number converted: the optics' arithmetic intensity."""
+        return self.optical_flops / self.values if self.values else 0.0
+
+
+def conversions(settings: "Settings", items: Iterable["LineItem"] | None = None, mode: str = "separate",
+                block_sum: str = "digital", weight_gradient: str = "readout") -> Conversions:
+    """Real numbers written into (in) and read out of (out) the optics per step, for one assignment of work.
+
+    A long convolution's input is S samples (the zero padding to n is dark pixels) and only its first S
+    outputs are kept; a circulant block is b samples; a spectrum of k complex bins is 2k real numbers.
+    Fused, one pass per sequence, channel and filter: u in, U tapped at the Fourier plane and read out, H.U
+    inverse-transformed, y out (dX likewise: g in, G out, du out); the weight gradient is digital, from U
+    and G (weight_gradient "readout") or from rFFTs the GPUs recompute ("recompute"). Per-step transforms
+    (filter and weight-block spectra, accumulated gradients) cross both ways in either mode.
+    """
+    from .step import step_items
+    if mode not in MODES:
+        raise LedgerError(f"mode = {mode!r}: must be one of {', '.join(MODES)}")
+    if block_sum not in BLOCK_SUMS:
+        raise LedgerError(f"block_sum = {block_sum!r}: must be one of {', '.join(BLOCK_SUMS)}")
+    if weight_gradient not in WEIGHT_GRADIENTS:
+        raise LedgerError(f"weight_gradient = {weight_gradient!r}: must be one of {', '.join(WEIGHT_GRADIENTS)}")
+    items = step_items(settings) if items is None else list(items)
+    v_in = v_out = gpu_fft = 0.0
+    for item in items:
+        if block_sum == "digital" and _is_circulant_sum_boundary(item):
+            spectrum = 2 * settings.costs.bins(settings.block)  # a block's complex bins, two reals each
+            if item.cls == "weight_product":
+                v_out += item.count * spectrum  # every block product leaves for the digital sum
+                if mode == "separate":
+                    v_in += item.count * spectrum  # its own trip: the block's spectrum goes in
+            elif mode == "fused":
+                v_in += item.count * spectrum  # the summed spectrum comes back for the inverse transform
+                # (separate: the inverse transform's own input, counted with the transforms below)
+        if item.cls != "transform":
+            continue
+        samples, bins = transform_size(item, settings)
+        spectrum = 2 * bins  # complex bins, two real numbers each
+        inverse = _is_inverse(item)
+        if mode == "fused" and item.per != "step":
+            v_in += 0 if inverse else item.count * samples
+            v_out += item.count * samples if inverse else 0
+            if feeds_weight_gradient(item):
+                if weight_gradient == "readout":
+                    v_out += item.count * spectrum  # tapped at the Fourier plane for the digital dW
+                else:
+                    gpu_fft += item.flops  # the GPUs compute this rFFT again
+        else:
+            v_in += item.count * (spectrum if inverse else samples)
+            v_out += item.count * (samples if inverse else spectrum)
+    optical = sum(i.flops for i in items if i.cls in ("transform", "weight_product", "data_product"))
+    return Conversions(mode, v_in, v_out, optical, block_sum, weight_gradient, gpu_fft,
+                       settings.device.readout_samples)

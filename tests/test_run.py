@@ -1,0 +1,85 @@
+"""The run policy (ledger.run): step tokens, recompute, micro-batches per rank, where filters are built."""
+import pytest
+
+import ledger
+from ledger.run import (PUBLISHED_STEP_TOKENS, held_for_backward, mask_amortisation, real_run_extra_flops,
+                        run_policy)
+from ledger.schedule import held_activations, schedule_cost
+
+S = ledger.Settings
+
+
+def test_defaults_keep_the_keyword_api():
+    s = S(step_tokens=2**21, recompute="full")
+    assert (s.step_tokens, s.recompute, s.micro_batches, s.filter_build) == (2**21, "full", 1, "step")
+    assert ledger.make_settings(micro_batches=2, filter_build="micro-batch").micro_batches == 2
+
+
+def test_policy_counts_sequences_per_rank_and_layer_major():
+    p = run_policy(S(variant="hyena2", seq_len=4096))
+    assert (p.sequences, p.sequences_per_rank, p.sequences_per_micro_batch) == (256, 4, 4)
+    assert p.layer_major_across_cluster and p.filter_builds == 1
+    p2 = run_policy(S(variant="hyena2", seq_len=4096, micro_batches=2))
+    assert p2.sequences_per_micro_batch == 2 and not p2.layer_major_across_cluster
+    assert not run_policy(S(), pipeline_stages=4).layer_major_across_cluster
+    assert run_policy(S(micro_batches=4, filter_build="micro-batch")).filter_builds == 64 * 4
+
+
+def test_memory_follows_recompute():
+    none, full = S(variant="hyena2", seq_len=4096), S(variant="hyena2", seq_len=4096, recompute="full")
+    a, b = held_for_backward(none), held_for_backward(full)
+    assert a.layer_inputs_bytes == b.layer_inputs_bytes == 256 * 4096 * 4096 * 32 * 2
+    # with recompute only one layer's spectra are live: 1/32 of keeping them all
+    assert b.spectra_bytes == pytest.approx(a.spectra_bytes / 32)
+    assert (a.spectra_layers, b.spectra_layers) == (32, 1)
+    assert a.spectra_bytes == pytest.approx(256 * 32 * 2 * 4096 * 4097 * 2 * 2)
+    assert held_activations(full).spectra_bytes == pytest.approx(b.spectra_bytes)
+    assert schedule_cost(full, 16).backward_bytes == pytest.approx(held_for_backward(full, 16).total_bytes)
+    assert schedule_cost(full, 16).backward_bytes < schedule_cost(none, 16).backward_bytes
+    assert held_for_backward(S(variant="transformer")).spectra_bytes == 0
+
+
+def test_memory_per_rank_is_the_step_over_ranks_and_micro_batches():
+    s = S(variant="hyena2_circulant", seq_len=4096, micro_batches=2)
+    per_rank = held_for_backward(s, run_policy(s).sequences_per_micro_batch)
+    assert per_rank.total_bytes * 64 * 2 == pytest.approx(held_for_backward(s).total_bytes)
+
+
+def test_filter_builds_per_micro_batch_multiply_the_per_step_transforms():
+    s = S(variant="hyena2", seq_len=4096)
+    step = [i for i in ledger.step_items(s) if i.per == "step"]
+    real = [i for i in ledger.step_items(S(variant="hyena2", seq_len=4096, filter_build="micro-batch")) if i.per == "step"]
+    assert sum(i.flops for i in real) == pytest.approx(64 * sum(i.flops for i in step))
+    assert real_run_extra_flops(s) == pytest.approx(63 * sum(i.flops for i in step))
+    # the masks do not change: the same spectra are written
+    assert ledger.step_row(s).weight_mask_s == ledger.step_row(s, filter_build="micro-batch").weight_mask_s
+
+
+def test_published_step_sizes_and_mask_amortisation():
+    assert {t for _, _, t in PUBLISHED_STEP_TOKENS} == {4 * 2**20, 16 * 2**20}
+    s = S(variant="hyena2", seq_len=4096)
+    base, big = mask_amortisation(s, s.step_tokens), mask_amortisation(s, 16 * 2**20)
+    assert big["weight_mask_s"] == base["weight_mask_s"]
+    assert big["ratio"] == pytest.approx(base["ratio"] / 16, rel=1e-3)  # per-step terms do not scale
+    assert big["ratio"] < base["ratio"] / 15.9
+
+
+@pytest.mark.parametrize("kw, match", [({"micro_batches": 0}, "micro_batches"), ({"micro_batches": 1.5}, "micro_batches"),
+                                       ({"filter_build": "layer"}, "filter_build")])
+def test_bad_policy_is_refused(kw, match):
+    with pytest.raises(ledger.LedgerError, match=match):
+        S(**kw)
+    with pytest.raises(ledger.LedgerError, match="pipeline_stages"):
+        run_policy(S(), pipeline_stages=0)
+
+
+def test_cli_run_policy_flags(capsys):
+    import json
+    from ledger.cli import main
+    assert main(["--json", "--variant", "hyena2", "--seq-len", "4096", "--filter-build", "micro-batch",
+                 "--micro-batches", "2"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "step_flops" in json.dumps(data)
+    with pytest.raises(SystemExit) as stop:
+        main(["--json", "--filter-build", "sometimes"])
+    assert stop.value.code == 2 and "filter-build" in capsys.readouterr().err
