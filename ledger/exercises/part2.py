@@ -91,7 +91,13 @@ def _ct_card31_ledger(gpu_hours: float = 1.46e6) -> float:
 
 numeric("ct-mfu", _ct_mfu, rel_tol=0.005, unit="percentage points", variants={"step_seconds": (1.6, 1.8, 2.4, 2.5)},
         hint="utilisation is achieved FLOP/s over the cluster's peak; the seconds and the GPUs are the same for both")
+def _qk_only(seq_len: int = 32768) -> float:
+    items = step_items(Settings(variant="transformer", seq_len=seq_len))
+    return 100 * article.recompute_flops(items, ops=("attention: Q K^T",)) / sum(i.flops for i in items)
+
+
 numeric("ct-selective-long", _ct_selective_long, rel_tol=0.005, unit="%", variants={"seq_len": (16384, 65536)},
+        traps=lambda seq_len: [(_qk_only(seq_len), "QK^T alone is half of it; AV is recomputed too")],
         hint="only the attention products are run again; compare their forward FLOPs with the whole step's")
 explained("ct-selective-long-why", rubric="says the attention products grow with S per token while the rest does "
                                           "not; says long context is also where storing them costs the most "
