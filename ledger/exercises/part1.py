@@ -45,8 +45,8 @@ numeric("sixn-causal",
         rel_tol=0.0002, variants={"seq_len": (4096, 16384, 32768)},
         hint="causal masking halves one term of the step only; write the ratio with both terms before dividing.")
 numeric("sixn-recompute",
-        lambda seq_len=4096: _pct(step_row(variant="hyena2", seq_len=seq_len, recompute="full").step_share),
-        rel_tol=0.003, unit="%", variants={"seq_len": (2048, 8192, 16384)},
+        lambda seq_len=8192: _pct(step_row(variant="hyena2", seq_len=seq_len, recompute="full").step_share),
+        rel_tol=0.003, unit="%", variants={"seq_len": (2048, 16384, 32768)},
         hint="the recomputed forward work carries its transforms and products too, so the share rises.")
 
 # 02 The gradient of a convolution is a correlation
@@ -157,14 +157,15 @@ numeric("masks-more-gpus", lambda gpus=1024: _mask_ratio("hyena2", 8192, gpus=gp
         hint="which of the two times depends on the GPUs?")
 
 # 07 Layer-major order
-def _shared_engine_rate() -> float:
-    settings = Settings(variant="hyena2", seq_len=4096)
+def _shared_engine_rate(seq_len: int = 8192, gpus: int = 64) -> float:
+    settings = Settings(variant="hyena2", seq_len=seq_len)
     fused = _hidden.hidden_costs(settings, mode="fused")
-    return fused.conversions.values / step_row(settings).digital_step_s
+    return fused.conversions.values / step_row(settings, gpus=gpus).digital_step_s
 
 
 numeric("layer-major-engines", _shared_engine_rate, rel_tol=0.005, unit="numbers/s",
-        hint="divide the fused conversions of one step (into and out of the optics) by the digital step time.")
+        variants={"gpus": (128, 256, 512)},
+        hint="the numbers that cross into and out of the optics in one step, over the time the step may take.")
 numeric("layer-major-fp32",
         lambda steps=4: _schedule.held_activations(Settings(variant="hyena2", seq_len=4096,
                                                             step_tokens=steps * 1_048_576),
@@ -172,13 +173,13 @@ numeric("layer-major-fp32",
         rel_tol=0.001, unit="TB", variants={"steps": (2, 8)},
         hint="the kept spectra grow with the tokens of the step and with the bytes per value.")
 numeric("layer-major-micro-batch",
-        lambda: _schedule.schedule_cost(Settings(variant="hyena2", seq_len=2048), 16).weight_mask_s,
-        rel_tol=0.001, unit="s",
-        hint="512 sequences in micro-batches of 16 rewrite the masks 32 times per step.")
+        lambda micro_batch=8: _schedule.schedule_cost(Settings(variant="hyena2", seq_len=2048), micro_batch).weight_mask_s,
+        rel_tol=0.001, unit="s", variants={"micro_batch": (4, 32)},
+        hint="how many micro-batches does the step hold, and what does each visit of a layer cost?")
 
 # 08 What does not map in training
-def _block_sum_ratio() -> float:
-    settings = Settings(variant="hyena2_circulant", seq_len=4096)
+def _block_sum_ratio(block: int = 512) -> float:
+    settings = Settings(variant="hyena2_circulant", seq_len=4096, block=block)
     digital = _hidden.conversions(settings, mode="fused", block_sum="digital").values
     optical = _hidden.conversions(settings, mode="fused", block_sum="optical").values
     return digital / optical
@@ -189,8 +190,8 @@ def _lm_head_share(seq_len: int) -> float:
     return _pct(by_layer["lm_head"] / sum(by_layer.values()))
 
 
-numeric("not-map-block-sum", _block_sum_ratio, rel_tol=0.005,
-        hint="with a digital block sum every one of the p*q block products leaves the optics, in dX as in forward.")
+numeric("not-map-block-sum", _block_sum_ratio, rel_tol=0.005, variants={"block": (128, 1024)},
+        hint="with a digital block sum every block product leaves the optics, in dX as in forward.")
 numeric("not-map-precision",
         lambda: _hidden.hidden_costs(Settings(variant="hyena2_circulant", seq_len=4096), enob=12,
                                      gradient_format="fp32").precision.bits_needed,
