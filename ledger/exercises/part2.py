@@ -52,9 +52,6 @@ explained("rc-ckpt-why", rubric="says the LM head (forward only) and the input l
 numeric("rc-savanna-vocab", lambda vocab=512, seq_len=4096: _rc_savanna({"vocab": vocab}, seq_len),
         rel_tol=0.0005, variants={"vocab": (256, 1024, 4096)},
         hint="one shape switch only: the vocabulary; the MLP keeps the ledger's width")
-numeric("rc-savanna-mlp", lambda mlp_width=10944, seq_len=4096: _rc_savanna({"mlp_width": mlp_width}, seq_len),
-        rel_tol=0.0005, variants={"mlp_width": (8192, 9216, 12288)},
-        hint="one shape switch only: the MLP width; the vocabulary stays the ledger's")
 explained("rc-savanna-why", rubric="compares the two one-switch ratios with Savanna's own default ratio; concludes "
                                    "that the model Savanna assumes (MLP rule and byte vocabulary), not its FFT "
                                    "conventions, makes most of the gap; says MFU across the two counts compares "
