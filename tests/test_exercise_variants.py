@@ -114,3 +114,10 @@ def test_missing_file_and_unknown_label_are_one_line(tmp_path):
         done = subprocess.run([sys.executable, "-m", "ledger", "exercises", "key", *args, "--out",
                                str(tmp_path / "k.csv")], capture_output=True, text=True, cwd=ROOT, check=False)
         assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_the_answers_are_not_in_the_student_api():
+    import ledger.exercises as student_api
+    assert not hasattr(student_api, "answer") and "answer" not in student_api.__all__
+    from ledger.exercises import instructor
+    assert instructor.answer("masks-step-size") == pytest.approx(registry.expected("masks-step-size"))

@@ -20,13 +20,4 @@ for _module in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name n
 LABELS: tuple[str, ...] = tuple(sorted(REGISTRY))
 
 
-def __getattr__(name):
-    # `answer` moved to ledger.exercises.instructor; kept importable from here until every chapter's
-    # hidden cells import it from there.
-    if name == "answer":
-        from .instructor import answer
-        return answer
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 __all__ = ["LABELS", "CheckResult", "Exercise", "check", "show_parameters", "statement_parameters"]
