@@ -130,3 +130,12 @@ def test_the_course_guide_names_real_exercises():
     assert len(exercises) >= 8, "the course guide should set exercises by label"
     unknown = sorted(exercises - set(EXERCISES))
     assert not unknown, f"the course guide names exercises that no chapter has: {unknown}"
+
+
+def test_each_chapter_has_an_exercise_derived_by_hand_then_checked():
+    chapters = {}
+    for label, (chapter, statement, _) in BLOCKS.items():
+        if "*By hand first:*" in statement and CHECKED.search(statement):
+            chapters.setdefault(chapter, label)
+    every = {p.name for p in (ROOT / "notebooks").glob("*.ipynb")}
+    assert set(chapters) == every, f"chapters without a by-hand exercise: {sorted(every - set(chapters))}"
