@@ -119,15 +119,64 @@ def figure_bundle(fig, alt: str) -> tuple[dict[str, str], dict[str, dict[str, st
     return {"image/png": png, "text/plain": alt}, {"image/png": {"alt": alt}}
 
 
+SLIDE_FIGURE_BOX = (1180, 590)
+"""CSS pixels a figure may fill on a 16:9 slide of 1280x720 (book/_tools/slides.py), under its heading."""
+
+SLIDE_MIN_FONT_PX = 20
+"""The smallest type of a slide figure, in CSS pixels at 1280x720: legible from the back of a room
+(at least 18 px), with a margin for the rounding of the fit."""
+
+
+def slide_figure(fig, box: tuple[int, int] = SLIDE_FIGURE_BOX, min_font_px: float = SLIDE_MIN_FONT_PX,
+                 dpi: int = FIGURE_DPI) -> dict[str, Any]:
+    """`fig` drawn again for a slide: every text scaled up by one factor so that, fitted into `box`, its
+    smallest type is at least `min_font_px` tall. Returns {"png": base64, "min_font_px": the smallest
+    type in the PNG's own pixels}; the slide scales it by its displayed over its natural size. Changes
+    `fig` (show closes it afterwards)."""
+    from matplotlib.text import Text
+    from PIL import Image
+
+    def texts():
+        return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+
+    if not texts():
+        png = figure_png(fig, dpi)
+        return {"png": base64.b64encode(png).decode("ascii"), "min_font_px": float("inf")}
+    smallest_pt = min(t.get_fontsize() for t in texts())
+    factor = 1.0
+    for _ in range(4):
+        png = figure_png(fig, dpi)
+        width, height = Image.open(io.BytesIO(png)).size
+        scale = min(box[0] / width, box[1] / height)
+        shown_px = smallest_pt * factor / 72 * dpi * scale
+        if shown_px >= min_font_px:
+            break
+        grow = 1.04 * min_font_px / shown_px
+        factor *= grow
+        for ax in fig.axes:
+            for axis in (ax.xaxis, ax.yaxis):
+                labels = axis.get_ticklabels(which="both")
+                if labels:
+                    axis.set_tick_params(which="both", labelsize=labels[0].get_fontsize() * grow)
+        for text in texts():
+            text.set_fontsize(text.get_fontsize() * grow)
+        if fig.get_layout_engine() is None:
+            fig.tight_layout()
+    return {"png": base64.b64encode(png).decode("ascii"), "min_font_px": smallest_pt * factor / 72 * dpi}
+
+
 def show(fig, alt: str) -> None:
     """Display `fig` with its alt text (what a screen reader says, what the page shows if the image fails), then close it.
 
-    Use it instead of plt.show(); closing the figure stops Jupyter from drawing it a second time.
+    Use it instead of plt.show(); closing the figure stops Jupyter from drawing it a second time. The
+    output's metadata also carries the figure drawn again for a slide (`slide_figure`), which
+    `make slides` shows in place of the page's figure.
     """
     from IPython.display import display
     import matplotlib.pyplot as plt
 
     data, metadata = figure_bundle(fig, alt)
+    metadata["image/png"]["slide"] = slide_figure(fig)
     display(data, metadata=metadata, raw=True)
     plt.close(fig)
 
