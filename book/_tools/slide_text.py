@@ -38,7 +38,8 @@ def load_data(path: Path = DATA) -> dict:
     """{chapter: {key: text}} from the JSON file, or {} once it has been applied and deleted."""
     if not path.exists():
         return {}
-    return json.loads(path.read_text(encoding="utf-8"))
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {stem: texts for stem, texts in data.items() if not stem.startswith("_")}  # "_about": a note
 
 
 def cell_keys(cell) -> set[str]:
