@@ -11,7 +11,11 @@ myst-nb's HTML tables. The cost: the page breaks are the browser's.
 The build directory is served on 127.0.0.1; every request outside it is refused and reported (the
 book must print offline). The script waits until MathJax has typeset every formula, every image has
 loaded and the fonts are ready, then prints A4 with page numbers, a PDF outline from the headings
-and tagged structure (so the figures' alt texts travel into the PDF).
+and tagged structure (so the figures' alt texts travel into the PDF). It adds a title page that names
+the version (commit date and hash, `book_version`) and the licences, and a contents page whose page
+numbers come from a first printing (pdftotext finds each chapter's title), printed again with them.
+The print style keeps code cells, tables and figures whole where they fit on a page, drops widget
+cells and collapsed code, and fills code cells with CODE_BACKGROUND (no frame to leave behind).
 """
 from __future__ import annotations
 
@@ -29,17 +33,132 @@ FOOTER = ('<div style="font-size: 8px; width: 100%; text-align: center; color: #
           '<span class="title"></span> &middot; <span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 
 
+CODE_BACKGROUND = "#eef1f5"
+"""The fill of a code cell's input on paper; tests/test_pdf.py finds code cells on the rendered pages by it."""
+
 PRINT_CSS = """
-/* Each chapter starts a page; headings stay with what follows; figures and table rows are not split. */
+/* Each chapter starts a page; headings stay with what follows; a code cell, table or figure that
+   fits on one page is not split. */
 .toctree-wrapper > section { break-before: page; }
-h1, h2, h3, h4 { break-after: avoid; }
-img, figure, tr, mjx-container[display="true"] { break-inside: avoid; }
+h1, h2, h3, h4 { break-after: avoid; page-break-after: avoid; }
+img, figure, tr, mjx-container[display="true"], table, .tx-table, .cell_input, .cell_output,
+div.highlight, pre { break-inside: avoid; page-break-inside: avoid; }
+h1 + *, h2 + *, h3 + *, h4 + * { break-before: avoid; }
 /* Paper cannot scroll sideways: long code lines wrap, and wide tables shrink to the page width. */
 pre, .highlight pre { white-space: pre-wrap !important; overflow-wrap: anywhere; overflow: visible !important; }
 div[style*="overflow"], .table-wrapper, .output, .cell_output { overflow: visible !important; }
 table { font-size: 0.78em !important; max-width: 100% !important; }
 table th, table td { padding: 0.2em 0.35em !important; }
-"""
+/* A code cell is one filled box, without a frame that a page break could leave empty. */
+div.cell_input, div.cell_input div.highlight, div.cell_input pre { background: CODE_BACKGROUND !important; }
+div.cell_input { border: none !important; }
+/* Paper has no sliders and no toggles: widget cells (tag remove-output) and collapsed code go. */
+div.cell.tag_remove-output, details.hide.above-input, details.hide.below-input,
+.chapter-slides-link { display: none !important; }
+/* The title page and the contents with page numbers (added by print_pdf). */
+.tx-title-page { break-after: page; text-align: center; padding-top: 30%; }
+.tx-title-page h1 { font-size: 2.2em; border: none; }
+.tx-title-page p { margin: 0.6em 0; }
+.tx-contents { break-after: page; }
+.tx-contents ol { list-style: none; padding: 0; }
+.tx-contents li { display: flex; gap: 0.4em; margin: 0.25em 0; }
+.tx-contents li .tx-dots { flex: 1; border-bottom: 1px dotted #999; margin-bottom: 0.3em; }
+.tx-contents li .tx-page { min-width: 2.2em; text-align: right; font-variant-numeric: tabular-nums; }
+""".replace("CODE_BACKGROUND", CODE_BACKGROUND)
+
+FRONT_MATTER_JS = """([title, version, licence]) => {
+    const main = document.querySelector('main') || document.body;
+    const article = document.querySelector('article') || main;
+    const headings = [...article.querySelectorAll('h1')].filter(h => h.offsetParent !== null || true);
+    const entries = headings.slice(1).map((h, k) => {
+        const section = h.closest('section');
+        if (section && !section.id) section.id = 'tx-chapter-' + k;
+        const text = h.textContent.replace(/[#\u00b6]/g, '').trim();
+        return {id: section ? section.id : '', text};
+    });
+    const page = document.createElement('div');
+    page.className = 'tx-title-page';
+    page.innerHTML = '<h1></h1><p class="tx-version"></p><p class="tx-licence-line"></p>';
+    page.querySelector('h1').textContent = title;
+    page.querySelector('.tx-version').textContent = version;
+    page.querySelector('.tx-licence-line').textContent = licence;
+    const contents = document.createElement('nav');
+    contents.className = 'tx-contents';
+    contents.setAttribute('aria-label', 'Contents');
+    contents.innerHTML = '<h2>Contents</h2><ol></ol>';
+    for (const e of entries) {
+        const li = document.createElement('li');
+        li.innerHTML = '<a></a><span class="tx-dots"></span><span class="tx-page">000</span>';
+        li.querySelector('a').textContent = e.text;
+        li.querySelector('a').href = '#' + e.id;
+        contents.querySelector('ol').appendChild(li);
+    }
+    article.prepend(contents);
+    article.prepend(page);
+    return entries;
+}"""
+
+SET_PAGES_JS = """(pages) => {
+    [...document.querySelectorAll('.tx-contents .tx-page')].forEach((span, k) => { span.textContent = pages[k]; });
+}"""
+
+LICENCE = ("Text and figures: CC BY 4.0. Code (the ledger library, the notebooks' code cells, the tests): MIT. "
+           "See the LICENSE file of the repository.")
+
+
+def book_version(root: Path | None = None) -> str:
+    """"Version of <commit date>, commit <short hash>" from git, or the print date outside a git checkout."""
+    import datetime
+    import subprocess
+
+    root = root or Path(__file__).resolve().parents[2]
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
+                                text=True, check=True, timeout=10).stdout.strip()
+        date = subprocess.run(["git", "log", "-1", "--format=%cs", "HEAD"], cwd=root, capture_output=True,
+                              text=True, check=True, timeout=10).stdout.strip()
+        if commit and date:
+            return f"Version of {date}, commit {commit}"
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return f"Printed on {datetime.date.today().isoformat()} (not from a git checkout: no commit to name)"
+
+
+def _normal(text: str) -> str:
+    import unicodedata
+
+    return " ".join(unicodedata.normalize("NFKC", text).replace("\u00ad", "").split()).lower()
+
+
+def heading_pages(pdf: Path, entries: list[dict], skip: int) -> list[int]:
+    """The page (1-based) of each contents entry: from the PDF's named destinations (Chromium writes one
+    for every in-document link target; `pdfinfo -dests`), else the first page after the previous
+    entry's, past the first `skip` pages, whose text holds the entry's title."""
+    import re
+    import subprocess
+
+    dests = {}
+    listing = subprocess.run(["pdfinfo", "-dests", str(pdf)], capture_output=True, text=True, check=False).stdout
+    for line in listing.splitlines():
+        match = re.match(r'^\s*(\d+)\s+\[.*\]\s+"(.*)"\s*$', line)
+        if match:
+            dests[match.group(2)] = int(match.group(1))
+    text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    pages = [_normal(p) for p in text.split("\f")]
+    found, start = [], skip
+    for entry in entries:
+        if entry["id"] in dests:
+            found.append(dests[entry["id"]])
+            start = dests[entry["id"]] - 1
+            continue
+        wanted = _normal(entry["text"])
+        page = next((k for k in range(start, len(pages)) if wanted in pages[k]), None)
+        if page is None:
+            raise SystemExit(f"the heading {entry['text']!r} is not in the printed PDF after page {start + 1}")
+        found.append(page + 1)
+        start = page
+    return found
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -106,10 +225,30 @@ def print_pdf(build: Path, out: Path, timeout_s: float = 300) -> list[str]:
             if untypeset:
                 raise SystemExit(f"{untypeset} formulas were not typeset by MathJax; not printing")
             out.parent.mkdir(parents=True, exist_ok=True)
-            page.pdf(path=str(out), format="A4", print_background=True, display_header_footer=True,
-                     header_template="<span></span>", footer_template=FOOTER,
-                     margin={"top": "15mm", "bottom": "18mm", "left": "14mm", "right": "14mm"},
-                     outline=True, tagged=True)
+            title = page.evaluate("() => (document.querySelector('article h1') || {textContent: document.title})"
+                                  ".textContent.replace(/[#\u00b6]/g, '').trim()")
+            entries = page.evaluate(FRONT_MATTER_JS, [title, book_version(), LICENCE])
+
+            def print_once():
+                page.pdf(path=str(out), format="A4", print_background=True, display_header_footer=True,
+                         header_template="<span></span>", footer_template=FOOTER,
+                         margin={"top": "15mm", "bottom": "18mm", "left": "14mm", "right": "14mm"},
+                         outline=True, tagged=True)
+
+            # Print, read each chapter's page, write the numbers into the contents, print again (the
+            # numbers take the placeholders' room, so the pages do not move; checked below).
+            print_once()
+            contents_pages = 2
+            pages = heading_pages(out, entries, skip=contents_pages)
+            for _ in range(3):
+                page.evaluate(SET_PAGES_JS, [str(n) for n in pages])
+                print_once()
+                again = heading_pages(out, entries, skip=contents_pages)
+                if again == pages:
+                    break
+                pages = again
+            else:
+                raise SystemExit("the contents' page numbers did not settle after three prints")
             browser.close()
     finally:
         httpd.shutdown()

@@ -1,26 +1,30 @@
-"""Build one reveal.js slide set per chapter from the executed chapter notebooks (`make slides`).
+"""Build one reveal.js deck per chapter from the executed chapter notebooks (`make slides`).
 
-What goes on the slides is chosen by a rule, not by a second copy of the text:
+A deck is for projecting: 16:9 at 1280x720, each prose slide a heading and a few short lines (at
+most about 40 words) written for it and kept in the chapter's cell metadata (`tx_slides`, see
+book/_tools/slide_text.py), the chapter's own paragraphs in the speaker notes (`S` opens the
+speaker view of reveal.js's notes plugin, shipped with the deck). In order:
 
-- the chapter title and its first paragraph;
-- the Overview's bullets and the Summary in full;
-- for every other section (`##` or `###`): its heading with its first paragraph (and, when that
-  paragraph ends with a colon, the list or equation it introduces), every display equation of the
-  section, then each figure and table the section shows (outputs, markdown tables and glued
-  figures), one slide each;
-- one slide listing the exercises (label, first sentence, how to check the answer);
+- the objectives: the chapter's title and its Overview's lines (notes: the opening paragraph);
+- for every other section (`##` or `###`): a slide with the lines written for it (notes: the
+  section's paragraphs), then one slide per display equation, table and figure the section shows
+  (outputs, markdown tables and glued figures); figures are the slide-size drawings
+  `ledger.figures.show` keeps in the output's metadata (larger type, at least 18 px on the slide);
+- the summary, and last the exercises: each label with one line (notes: the statements);
 - Prerequisites, Imports and the widget sections (Explore...) are left out.
 
-A cell's `slideshow.slide_type` metadata (Jupyter's own slideshow field) overrides the rule:
-"skip" leaves the cell out, "slide" or "subslide" puts the whole cell on a slide of its own.
+A section without written lines falls back to its lead paragraph (marked data-text="rule"; the
+tests require written lines). A cell's `slideshow.slide_type` metadata (Jupyter's own field)
+overrides the rule: "skip" leaves the cell out, "slide" or "subslide" puts the whole cell on a slide.
 
 Numbers are the glued ones: the builder reads the executed notebooks myst-nb leaves in
 _build/jupyter_execute/notebooks (each with its `.glue.json`), replaces every `{glue:text}` role
 with the value formatted as myst-nb formats it, and refuses an executed copy whose cells differ
-from the chapter in notebooks/ (a stale build). reveal.js and MathJax come from the pinned npm
-packages (package.json) and are copied next to the slides, so they work offline. With --book-html
-the same slides are also written into the built book's slides/ folder, which its chapter pages
-link (book/_ext/chapter_slides.py), so that the published HTML carries them.
+from the chapter in notebooks/ (a stale build). Citations read "(Author year)", or "Author (year)"
+for `{cite:t}`; a `{doc}` link reads "chapter 6 (“Title”)". reveal.js and MathJax come from the
+pinned npm packages (package.json) and are copied next to the slides, so they work offline. With
+--book-html the same slides are also written into the built book's slides/ folder, which its
+chapter pages link (book/_ext/chapter_slides.py), so that the published HTML carries them.
 """
 from __future__ import annotations
 
