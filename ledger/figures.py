@@ -127,42 +127,105 @@ SLIDE_MIN_FONT_PX = 20
 (at least 18 px), with a margin for the rounding of the fit."""
 
 
-def slide_figure(fig, box: tuple[int, int] = SLIDE_FIGURE_BOX, min_font_px: float = SLIDE_MIN_FONT_PX,
-                 dpi: int = FIGURE_DPI) -> dict[str, Any]:
-    """`fig` drawn again for a slide: every text scaled up by one factor so that, fitted into `box`, its
-    smallest type is at least `min_font_px` tall. Returns {"png": base64, "min_font_px": the smallest
-    type in the PNG's own pixels}; the slide scales it by its displayed over its natural size. Changes
-    `fig` (show closes it afterwards)."""
+MAX_SLIDE_TYPE_FACTOR = 2.0
+"""At most this much larger type on a slide than on the page."""
+
+
+def _shown_texts(fig) -> list:
     from matplotlib.text import Text
+
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip() and t.get_alpha() != 0]
+
+
+def overlapping_labels(fig) -> list[tuple[str, str]]:
+    """Pairs of texts of `fig` that print over each other (their boxes intersect by more than a few
+    pixels each way), as drawn now; tick labels of one axis are not compared with each other (their
+    boxes touch when rotated, and the axis spaces them)."""
+    fig.draw_without_rendering()  # lays out every text without rasterising
+    renderer = fig.canvas.get_renderer()
+    ticks, drawn = {}, set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for t in axis.get_ticklabels(which="both"):
+                ticks[id(t)] = id(axis)
+            try:  # the ticks the axis draws (inside its view limits), not every tick it holds
+                shown = axis._update_ticks()
+            except AttributeError:  # pragma: no cover - a matplotlib without the private helper
+                shown = axis.get_major_ticks() + axis.get_minor_ticks()
+            drawn |= {id(label) for tick in shown for label in (tick.label1, tick.label2) if label.get_visible()}
+    texts = [t for t in _shown_texts(fig) if t.get_window_extent(renderer).width > 0
+             and (id(t) not in ticks or id(t) in drawn)]
+    boxes = [t.get_window_extent(renderer) for t in texts]
+    found = []
+    slack = 2 * fig.dpi / 72  # two points
+    for i in range(len(texts)):
+        for j in range(i + 1, len(texts)):
+            if ticks.get(id(texts[i])) is not None and ticks.get(id(texts[i])) == ticks.get(id(texts[j])):
+                continue
+            a, b = boxes[i], boxes[j]
+            dx = min(a.x1, b.x1) - max(a.x0, b.x0)
+            dy = min(a.y1, b.y1) - max(a.y0, b.y0)
+            if dx > slack and dy > slack:
+                found.append((texts[i].get_text(), texts[j].get_text()))
+    return found
+
+
+def _scale_type(fig, grow: float) -> None:
+    """Every text of `fig` `grow` times larger (tick labels through their axis, so that ticks made at
+    the next draw match), then the layout again."""
+    ticks = {id(t) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis) for t in axis.get_ticklabels(which="both")}
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for which in ("major", "minor"):
+                labels = axis.get_ticklabels(which=which)
+                if labels:
+                    axis.set_tick_params(which=which, labelsize=labels[0].get_fontsize() * grow)
+    for text in _shown_texts(fig):
+        if id(text) not in ticks:
+            text.set_fontsize(text.get_fontsize() * grow)
+    if fig.get_layout_engine() is None:
+        fig.tight_layout()
+
+
+SLIDE_DPI = 120
+"""Pixels per inch of a slide figure's PNG: about its size on a 1280x720 slide, or larger."""
+
+
+def slide_figure(fig, box: tuple[int, int] = SLIDE_FIGURE_BOX, min_font_px: float = SLIDE_MIN_FONT_PX,
+                 dpi: int = SLIDE_DPI, page_overlaps: int | None = None) -> dict[str, Any]:
+    """`fig` drawn again for a slide: its type scaled up by one factor, the least that makes its smallest
+    type `min_font_px` tall once fitted into `box`, but only as far as no two labels print over each
+    other that did not on the page (and at most MAX_SLIDE_TYPE_FACTOR). Returns {"png": base64,
+    "min_font_px": the smallest type in the PNG's own pixels, "overlaps": labels that print over each
+    other}; the slide scales the type by its displayed over its natural size. Changes `fig`."""
     from PIL import Image
 
-    def texts():
-        return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
-
-    if not texts():
-        png = figure_png(fig, dpi)
-        return {"png": base64.b64encode(png).decode("ascii"), "min_font_px": float("inf")}
-    smallest_pt = min(t.get_fontsize() for t in texts())
-    factor = 1.0
-    for _ in range(4):
-        png = figure_png(fig, dpi)
-        width, height = Image.open(io.BytesIO(png)).size
-        scale = min(box[0] / width, box[1] / height)
-        shown_px = smallest_pt * factor / 72 * dpi * scale
-        if shown_px >= min_font_px:
+    png = figure_png(fig, dpi)  # draws the figure, so that the tick labels exist
+    sizes = [t.get_fontsize() for t in _shown_texts(fig)]
+    if not sizes:
+        return {"png": base64.b64encode(png).decode("ascii"), "min_font_px": float("inf"), "overlaps": []}
+    smallest_pt = min(sizes)
+    if page_overlaps is None:
+        page_overlaps = len(overlapping_labels(fig))
+    width, height = Image.open(io.BytesIO(png)).size
+    wanted = min_font_px / (smallest_pt / 72 * dpi * min(box[0] / width, box[1] / height))
+    top = min(max(wanted * 1.04, 1.0), MAX_SLIDE_TYPE_FACTOR)
+    candidates = [top, 1.0 + (top - 1.0) * 0.7, 1.0 + (top - 1.0) * 0.4] if top > 1.0 else []
+    factor, best = 1.0, 1.0
+    for candidate in candidates:  # the largest type at which no new labels collide
+        _scale_type(fig, candidate / factor)
+        factor = candidate
+        if len(overlapping_labels(fig)) <= page_overlaps:
+            best = candidate
             break
-        grow = 1.04 * min_font_px / shown_px
-        factor *= grow
-        for ax in fig.axes:
-            for axis in (ax.xaxis, ax.yaxis):
-                labels = axis.get_ticklabels(which="both")
-                if labels:
-                    axis.set_tick_params(which="both", labelsize=labels[0].get_fontsize() * grow)
-        for text in texts():
-            text.set_fontsize(text.get_fontsize() * grow)
-        if fig.get_layout_engine() is None:
-            fig.tight_layout()
-    return {"png": base64.b64encode(png).decode("ascii"), "min_font_px": smallest_pt * factor / 72 * dpi}
+    if factor != best:
+        _scale_type(fig, best / factor)
+        factor = best
+    if best != 1.0:
+        png = figure_png(fig, dpi)
+    overlaps = overlapping_labels(fig)
+    return {"png": base64.b64encode(png).decode("ascii"), "min_font_px": smallest_pt * factor / 72 * dpi,
+            "overlaps": [list(pair) for pair in overlaps]}
 
 
 def show(fig, alt: str) -> None:
@@ -176,7 +239,9 @@ def show(fig, alt: str) -> None:
     import matplotlib.pyplot as plt
 
     data, metadata = figure_bundle(fig, alt)
-    metadata["image/png"]["slide"] = slide_figure(fig)
+    overlaps = [list(pair) for pair in overlapping_labels(fig)]
+    metadata["image/png"]["overlaps"] = overlaps
+    metadata["image/png"]["slide"] = slide_figure(fig, page_overlaps=len(overlaps))
     display(data, metadata=metadata, raw=True)
     plt.close(fig)
 

@@ -3,13 +3,14 @@ Chromium against WCAG 2 A and AA, and no serious or critical violation may remai
 
 Serves the built HTML (`make book`; TX_BOOK_HTML for another build) on 127.0.0.1, injects axe.min.js
 from the npm install the Makefile makes (_build/npm/node_modules; TX_NODE_MODULES for another),
-waits for MathJax, and runs `axe.run` with the tags wcag2a, wcag2aa, wcag21a and wcag21aa on each
+waits for MathJax, and runs `axe.run` with the tags wcag2a and wcag2aa (WCAG 2.0 A and AA) on each
 page. The test fails, not skips, when the book or axe-core is missing.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -25,8 +26,10 @@ CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SKIP_DIRS = {"_static", "_sources", "_images", "_downloads", "_sphinx_design_static", "slides"}
-TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+TAGS = ["wcag2a", "wcag2aa"]
 BLOCKING = {"serious", "critical"}
+REDIRECT = re.compile(r"http-equiv=.refresh", re.IGNORECASE)
+"""A page that only redirects (index.html) has nothing to audit; its target is audited."""
 
 
 def pinned_axe() -> Path:
@@ -44,7 +47,7 @@ def pages() -> list[str]:
     if not (HTML / "index.html").exists():
         pytest.fail(f"{HTML} holds no built book: run `make book`")
     return sorted(p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html")
-                  if p.relative_to(HTML).parts[0] not in SKIP_DIRS and "http-equiv=\"refresh\"" not in p.read_text()[:2000])
+                  if p.relative_to(HTML).parts[0] not in SKIP_DIRS and not REDIRECT.search(p.read_text()[:3000]))
 
 
 def test_axe_finds_no_serious_violation():

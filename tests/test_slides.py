@@ -345,3 +345,25 @@ def test_speaker_view_and_figures_offline(server, slides_dir):
     assert not outside, f"the speaker view or slides asked for outside addresses: {outside}"
     assert not small, "figures too small on their slides (smallest type under 18 px, or under 35% of the slide):\n" + \
         "\n".join(small)
+
+
+def test_no_figure_prints_labels_over_each_other():
+    """ledger.figures.show records, for the page's figure and for its slide drawing, the labels that
+    print over each other (ledger.figures.overlapping_labels); in every executed chapter there are none."""
+    import json
+
+    executed = ROOT / "_build" / "executed" / "notebooks"
+    assert executed.is_dir(), "build the book first (make book)"
+    figures, overprinted = 0, []
+    for stem in chapters():
+        notebook = json.loads((executed / f"{stem}.ipynb").read_text(encoding="utf-8"))
+        for cell in notebook["cells"]:
+            for output in cell.get("outputs", []):
+                meta = output.get("metadata", {}).get("image/png", {})
+                if "overlaps" not in meta:
+                    continue
+                figures += 1
+                for where, pairs in (("page", meta["overlaps"]), ("slide", meta.get("slide", {}).get("overlaps", []))):
+                    overprinted += [f"{stem} cell {cell.get('id')} ({where}): {a!r} over {b!r}" for a, b in pairs]
+    assert figures >= 20, f"only {figures} figures carry the overlap check: are they drawn with show()?"
+    assert not overprinted, "labels printed over each other:\n" + "\n".join(overprinted)

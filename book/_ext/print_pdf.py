@@ -60,43 +60,68 @@ div.cell.tag_remove-output, details.hide.above-input, details.hide.below-input,
 .tx-title-page h1 { font-size: 2.2em; border: none; }
 .tx-title-page p { margin: 0.6em 0; }
 .tx-contents { break-after: page; }
-.tx-contents ol { list-style: none; padding: 0; }
-.tx-contents li { display: flex; gap: 0.4em; margin: 0.25em 0; }
-.tx-contents li .tx-dots { flex: 1; border-bottom: 1px dotted #999; margin-bottom: 0.3em; }
+.tx-contents ul { list-style: none; padding-left: 0; }
+.tx-contents li.tx-entry { display: flex; gap: 0.4em; margin: 0.2em 0; align-items: baseline; }
+.tx-contents li .tx-dots { flex: 1; border-bottom: 1px dotted #999; }
 .tx-contents li .tx-page { min-width: 2.2em; text-align: right; font-variant-numeric: tabular-nums; }
 """.replace("CODE_BACKGROUND", CODE_BACKGROUND)
 
-FRONT_MATTER_JS = """([title, version, licence]) => {
-    const main = document.querySelector('main') || document.body;
-    const article = document.querySelector('article') || main;
-    const headings = [...article.querySelectorAll('h1')].filter(h => h.offsetParent !== null || true);
-    const entries = headings.slice(1).map((h, k) => {
-        const section = h.closest('section');
-        if (section && !section.id) section.id = 'tx-chapter-' + k;
-        const text = h.textContent.replace(/[#\u00b6]/g, '').trim();
-        return {id: section ? section.id : '', text};
-    });
-    const page = document.createElement('div');
-    page.className = 'tx-title-page';
-    page.innerHTML = '<h1></h1><p class="tx-version"></p><p class="tx-licence-line"></p>';
-    page.querySelector('h1').textContent = title;
-    page.querySelector('.tx-version').textContent = version;
-    page.querySelector('.tx-licence-line').textContent = licence;
-    const contents = document.createElement('nav');
-    contents.className = 'tx-contents';
-    contents.setAttribute('aria-label', 'Contents');
-    contents.innerHTML = '<h2>Contents</h2><ol></ol>';
-    for (const e of entries) {
-        const li = document.createElement('li');
-        li.innerHTML = '<a></a><span class="tx-dots"></span><span class="tx-page">000</span>';
-        li.querySelector('a').textContent = e.text;
-        li.querySelector('a').href = '#' + e.id;
-        contents.querySelector('ol').appendChild(li);
+FRONT_MATTER_JS = """([version, licence]) => {
+    // Jupyter Book's print block (#jb-print-docs-body: the title, then the contents) becomes a
+    // title page naming the version and licence, then a contents page with a page-number slot per entry.
+    const block = document.querySelector('#jb-print-docs-body');
+    if (!block) { throw new Error('no #jb-print-docs-body: not a Jupyter Book singlehtml page'); }
+    const title = block.querySelector('h1');
+    const front = document.createElement('div');
+    front.className = 'tx-title-page';
+    title.replaceWith(front);
+    front.appendChild(title);
+    for (const [cls, text] of [['tx-version', version], ['tx-licence-line', licence]]) {
+        const p = document.createElement('p');
+        p.className = cls;
+        p.textContent = text;
+        front.appendChild(p);
     }
-    article.prepend(contents);
-    article.prepend(page);
+    const toc = block.querySelector('#jb-print-toc');
+    toc.classList.add('tx-contents');
+    const entries = [];
+    for (const a of toc.querySelectorAll('li > a[href^="#"]')) {
+        // Link the section itself (its anchor span sits before the page break, on the page before).
+        const anchor = document.getElementById(decodeURIComponent(a.getAttribute('href').slice(1)));
+        let target = anchor;
+        if (anchor && !anchor.id.startsWith('tx-') && anchor.nextElementSibling && anchor.nextElementSibling.id) {
+            target = anchor.nextElementSibling;
+        }
+        if (target && target.tagName !== 'SECTION') {
+            const section = target.querySelector('section[id]') || target.closest('section[id]');
+            if (section) target = section;
+        }
+        if (target) a.setAttribute('href', '#' + target.id);
+        const li = a.parentElement;
+        li.classList.add('tx-entry');
+        const dots = document.createElement('span'); dots.className = 'tx-dots';
+        const page = document.createElement('span'); page.className = 'tx-page'; page.textContent = '000';
+        li.append(dots, page);
+        entries.push({id: target ? target.id : '', text: a.textContent.trim()});
+    }
     return entries;
 }"""
+
+BREAK_BEFORE_JS = """(lines) => {
+    const norm = s => s.replace(/\\s+/g, '');
+    const wanted = lines.map(norm).filter(l => l.length >= 4);
+    let moved = 0;
+    for (const pre of document.querySelectorAll('div.cell_input pre')) {
+        const first = norm(pre.textContent.split('\\n')[0]);
+        if (first && wanted.some(l => first.startsWith(l) || l.startsWith(first))) {
+            const box = pre.closest('div.cell_input');
+            if (box.style.breakBefore !== 'page') { box.style.breakBefore = 'page'; moved++; }
+        }
+    }
+    return moved;
+}"""
+"""Start on a new page every code cell whose first line is one of `lines` (the cells that began in
+the last tenth of a page in the previous printing)."""
 
 SET_PAGES_JS = """(pages) => {
     [...document.querySelectorAll('.tx-contents .tx-page')].forEach((span, k) => { span.textContent = pages[k]; });
@@ -128,6 +153,45 @@ def _normal(text: str) -> str:
     import unicodedata
 
     return " ".join(unicodedata.normalize("NFKC", text).replace("\u00ad", "").split()).lower()
+
+
+LATE = 0.9
+"""A code cell that starts below this fraction of a page's body is moved to the next page."""
+
+
+def late_code_cells(pdf: Path, dpi: int = 30) -> list[str]:
+    """The first line of every code cell that starts in the last tenth of a page's body: found by
+    its fill (CODE_BACKGROUND) on the pages rendered by pdftoppm, its text by pdftotext -bbox."""
+    import html
+    import re
+    import subprocess
+    import tempfile
+
+    import numpy as np
+    from PIL import Image
+
+    colour = tuple(int(CODE_BACKGROUND[k:k + 2], 16) for k in (1, 3, 5))
+    bbox = subprocess.run(["pdftotext", "-bbox", "-enc", "UTF-8", str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    pages = re.findall(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', bbox, re.DOTALL)
+    found = []
+    with tempfile.TemporaryDirectory() as folder:
+        subprocess.run(["pdftoppm", "-r", str(dpi), "-png", str(pdf), f"{folder}/p"], check=True)
+        images = sorted(Path(folder).glob("p-*.png"), key=lambda p: int(p.stem.split("-")[-1]))
+        for (_, height, words), path in zip(pages, images):
+            image = Image.open(path).convert("RGB")
+            top, bottom = int(15 / 297 * image.height), int((1 - 18 / 297) * image.height)
+            fill = (np.abs(np.asarray(image, dtype=int) - colour) <= 3).all(axis=2)
+            rows = list(fill[top:bottom].sum(axis=1) > 0.3 * image.width)
+            for k in range(1, len(rows)):
+                if rows[k] and not rows[k - 1] and k > LATE * len(rows):
+                    y = (top + k) / image.height * float(height)
+                    line = [(float(x), w) for x, yy, w in re.findall(
+                        r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="[\d.]+" yMax="[\d.]+">(.*?)</word>', words)
+                        if y - 1 <= float(yy) <= y + 14]
+                    if line:
+                        found.append(" ".join(html.unescape(w) for _, w in sorted(line)))
+    return found
 
 
 def heading_pages(pdf: Path, entries: list[dict], skip: int) -> list[int]:
@@ -225,9 +289,9 @@ def print_pdf(build: Path, out: Path, timeout_s: float = 300) -> list[str]:
             if untypeset:
                 raise SystemExit(f"{untypeset} formulas were not typeset by MathJax; not printing")
             out.parent.mkdir(parents=True, exist_ok=True)
-            title = page.evaluate("() => (document.querySelector('article h1') || {textContent: document.title})"
-                                  ".textContent.replace(/[#\u00b6]/g, '').trim()")
-            entries = page.evaluate(FRONT_MATTER_JS, [title, book_version(), LICENCE])
+            entries = page.evaluate(FRONT_MATTER_JS, [book_version(), LICENCE])
+            if not entries:
+                raise SystemExit("the print contents (#jb-print-toc) lists no chapter; not printing")
 
             def print_once():
                 page.pdf(path=str(out), format="A4", print_background=True, display_header_footer=True,
@@ -237,18 +301,21 @@ def print_pdf(build: Path, out: Path, timeout_s: float = 300) -> list[str]:
 
             # Print, read each chapter's page, write the numbers into the contents, print again (the
             # numbers take the placeholders' room, so the pages do not move; checked below).
+            # A code cell that starts in the last tenth of a page is moved to the next (as a heading
+            # is kept with what follows); that moves pages, so both are repeated until nothing changes.
             print_once()
             contents_pages = 2
             pages = heading_pages(out, entries, skip=contents_pages)
-            for _ in range(3):
+            for _ in range(4):
                 page.evaluate(SET_PAGES_JS, [str(n) for n in pages])
+                moved = page.evaluate(BREAK_BEFORE_JS, late_code_cells(out))
                 print_once()
                 again = heading_pages(out, entries, skip=contents_pages)
-                if again == pages:
+                if again == pages and not moved:
                     break
                 pages = again
             else:
-                raise SystemExit("the contents' page numbers did not settle after three prints")
+                raise SystemExit("the contents' page numbers and page breaks did not settle after four prints")
             browser.close()
     finally:
         httpd.shutdown()
