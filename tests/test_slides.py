@@ -300,11 +300,11 @@ def test_the_notes_plugin_is_shipped(slides_dir):
 
 @pytest.mark.browser
 def test_speaker_view_and_figures_offline(server, slides_dir):
-    """`S` opens the speaker view from the local files only; slide figures fill the slide and their
-    smallest type is at least 18 px at 1280x720."""
+    """`S` opens the speaker view from the local files only; no slide's content runs past the slide;
+    slide figures fill the slide and their smallest type is at least 18 px at 1280x720."""
     from playwright.sync_api import sync_playwright
 
-    outside, small = [], []
+    outside, small, overflowing = [], [], []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         context = browser.new_context(viewport={"width": 1280, "height": 720})
@@ -331,6 +331,11 @@ def test_speaker_view_and_figures_offline(server, slides_dir):
         for stem in chapters():
             page.goto(f"{server}/{stem}.html")
             page.wait_for_function("window.Reveal && Reveal.isReady()")
+            for k in range(page.evaluate("Reveal.getTotalSlides()")):
+                page.evaluate(f"Reveal.slide({k})")
+                height = page.evaluate("Reveal.getCurrentSlide().scrollHeight")
+                if height > 720:
+                    overflowing.append(f"{stem} slide {k + 1}: {height} px of content on a 720 px slide")
             for figure in page.evaluate("""() => [...document.querySelectorAll('section[data-kind=figure]')].map(
                     (s, k) => ({index: Reveal.getIndices(s).h, k}))"""):
                 page.evaluate(f"Reveal.slide({figure['index']})")
@@ -343,6 +348,7 @@ def test_speaker_view_and_figures_offline(server, slides_dir):
                     small.append(f"{stem} slide {figure['index'] + 1}: {facts}")
         browser.close()
     assert not outside, f"the speaker view or slides asked for outside addresses: {outside}"
+    assert not overflowing, "slides whose content runs past the slide:\n" + "\n".join(overflowing)
     assert not small, "figures too small on their slides (smallest type under 18 px, or under 35% of the slide):\n" + \
         "\n".join(small)
 

@@ -480,7 +480,7 @@ Reveal.initialize({{
 """16:9 at 1280x720 (a projector's shape); `S` opens the notes plugin's speaker view, which reads each
 slide's <aside class="notes">."""
 
-CSS = """.reveal { font-size: 34px; }
+CSS = """.reveal { font-size: 38px; }
 .reveal h1, .reveal h2, .reveal h3 { text-transform: none; }
 .reveal h1 { font-size: 1.6em; } .reveal h2 { font-size: 1.3em; } .reveal h3 { font-size: 0.9em; margin-bottom: 0.3em; }
 .reveal .slides section { text-align: left; }
@@ -489,7 +489,7 @@ CSS = """.reveal { font-size: 34px; }
 .reveal li + li { margin-top: 0.35em; }
 .reveal .equation { text-align: center; font-size: 1em; }
 .reveal img.figure { display: block; margin: 0 auto; max-width: 100%; height: 590px; object-fit: contain; }
-.reveal .slide-table { font-size: 0.6em; overflow-x: auto; }
+.reveal .slide-table { font-size: 0.55em; overflow-x: auto; }
 .reveal .slide-table table { margin: 0 auto; border-collapse: collapse; }
 .reveal .slide-table th, .reveal .slide-table td { padding: 0.15em 0.5em; border-bottom: 1px solid #ccc; }
 .reveal ul.exercises { font-size: 0.8em; }
