@@ -178,9 +178,9 @@ def test_no_code_cell_starts_at_a_page_foot(page_images):
     for number, image in enumerate(page_images, 1):
         top, bottom = int(BODY_TOP * image.height), int(BODY_BOTTOM * image.height)
         fill = (np.abs(np.asarray(image, dtype=int) - colour) <= 3).all(axis=2)
-        rows = list(fill[top:bottom].sum(axis=1) > 0.3 * image.width)
+        rows = list(fill[top:bottom].sum(axis=1) > 0.1 * image.width)
         for k, is_code in enumerate(rows):
-            if is_code and (k == 0 or not rows[k - 1]) and k > 0:
+            if is_code and k > 0 and not any(rows[max(0, k - 3):k]):  # a gap of 3+ rows: a new box
                 starts += 1
                 if k > 0.9 * len(rows):
                     late.append(f"page {number}: a code cell starts at {k / len(rows):.0%} of the page")

@@ -60,10 +60,14 @@ div.cell.tag_remove-output, details.hide.above-input, details.hide.below-input,
 .tx-title-page h1 { font-size: 2.2em; border: none; }
 .tx-title-page p { margin: 0.6em 0; }
 .tx-contents { break-after: page; }
-.tx-contents ul { list-style: none; padding-left: 0; }
-.tx-contents li.tx-entry { display: flex; gap: 0.4em; margin: 0.2em 0; align-items: baseline; }
-.tx-contents li .tx-dots { flex: 1; border-bottom: 1px dotted #999; }
-.tx-contents li .tx-page { min-width: 2.2em; text-align: right; font-variant-numeric: tabular-nums; }
+.tx-contents h2 { margin: 0 0 0.3em 0 !important; }
+.tx-contents p.caption { margin: 0.7em 0 0.15em 0 !important; font-weight: bold; }
+.tx-contents ul { list-style: none !important; padding-left: 1.2em !important; margin: 0 !important; }
+.tx-contents li.tx-entry { display: flex !important; gap: 0.4em; margin: 0 !important; padding: 0.1em 0 !important;
+                           align-items: baseline; }
+.tx-contents li.tx-entry > a { display: inline !important; padding: 0 !important; flex: 0 1 auto; }
+.tx-contents li .tx-dots { flex: 1 1 auto; border-bottom: 1px dotted #999; min-width: 1em; }
+.tx-contents li .tx-page { flex: 0 0 auto; min-width: 2.2em; text-align: right; font-variant-numeric: tabular-nums; }
 """.replace("CODE_BACKGROUND", CODE_BACKGROUND)
 
 FRONT_MATTER_JS = """([version, licence]) => {
@@ -182,9 +186,9 @@ def late_code_cells(pdf: Path, dpi: int = 30) -> list[str]:
             image = Image.open(path).convert("RGB")
             top, bottom = int(15 / 297 * image.height), int((1 - 18 / 297) * image.height)
             fill = (np.abs(np.asarray(image, dtype=int) - colour) <= 3).all(axis=2)
-            rows = list(fill[top:bottom].sum(axis=1) > 0.3 * image.width)
+            rows = list(fill[top:bottom].sum(axis=1) > 0.1 * image.width)
             for k in range(1, len(rows)):
-                if rows[k] and not rows[k - 1] and k > LATE * len(rows):
+                if rows[k] and not any(rows[max(0, k - 3):k]) and k > LATE * len(rows):
                     y = (top + k) / image.height * float(height)
                     line = [(float(x), w) for x, yy, w in re.findall(
                         r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="[\d.]+" yMax="[\d.]+">(.*?)</word>', words)
