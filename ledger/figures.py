@@ -138,9 +138,9 @@ def _shown_texts(fig) -> list:
 
 
 def overlapping_labels(fig) -> list[tuple[str, str]]:
-    """Pairs of texts of `fig` that print over each other (their boxes intersect by more than a few
-    pixels each way), as drawn now; tick labels of one axis are not compared with each other (their
-    boxes touch when rotated, and the axis spaces them)."""
+    """Pairs of texts of `fig` that print over each other, as drawn now: their boxes (turned with a
+    slanted text, `_text_corners`) intersect by more than two points every way. Tick labels of one
+    axis are not compared with each other (the axis spaces them), nor tick labels outside the view."""
     fig.draw_without_rendering()  # lays out every text without rasterising
     renderer = fig.canvas.get_renderer()
     ticks, drawn = {}, set()
@@ -155,19 +155,57 @@ def overlapping_labels(fig) -> list[tuple[str, str]]:
             drawn |= {id(label) for tick in shown for label in (tick.label1, tick.label2) if label.get_visible()}
     texts = [t for t in _shown_texts(fig) if t.get_window_extent(renderer).width > 0
              and (id(t) not in ticks or id(t) in drawn)]
-    boxes = [t.get_window_extent(renderer) for t in texts]
+    shapes = [_text_corners(t, t.get_window_extent(renderer), fig.dpi) for t in texts]
     found = []
     slack = 2 * fig.dpi / 72  # two points
     for i in range(len(texts)):
         for j in range(i + 1, len(texts)):
             if ticks.get(id(texts[i])) is not None and ticks.get(id(texts[i])) == ticks.get(id(texts[j])):
                 continue
-            a, b = boxes[i], boxes[j]
-            dx = min(a.x1, b.x1) - max(a.x0, b.x0)
-            dy = min(a.y1, b.y1) - max(a.y0, b.y0)
-            if dx > slack and dy > slack:
+            if _convex_overlap(shapes[i], shapes[j]) > slack:
                 found.append((texts[i].get_text(), texts[j].get_text()))
     return found
+
+
+def _text_corners(text, box, dpi: float) -> list[tuple[float, float]]:
+    """The four corners of a text's rotated box, in display pixels: its axis-aligned extent `box` for
+    a horizontal or vertical text; for a slanted one, the rectangle of the text's own height (one line
+    per line of text) and length, turned by its angle about the extent's centre."""
+    import math
+
+    angle = math.radians(text.get_rotation() % 180)
+    c, s = abs(math.cos(angle)), abs(math.sin(angle))
+    if c < 1e-6 or s < 1e-6:
+        return [(box.x0, box.y0), (box.x1, box.y0), (box.x1, box.y1), (box.x0, box.y1)]
+    height = text.get_fontsize() / 72 * dpi * 1.2 * (text.get_text().count("\n") + 1)
+    length = (box.width - height * s) / c
+    if length <= height:
+        return [(box.x0, box.y0), (box.x1, box.y0), (box.x1, box.y1), (box.x0, box.y1)]
+    cx, cy = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+    cos, sin = math.cos(angle), math.sin(angle)
+    return [(cx + u * cos - v * sin, cy + u * sin + v * cos)
+            for u, v in ((-length / 2, -height / 2), (length / 2, -height / 2),
+                         (length / 2, height / 2), (-length / 2, height / 2))]
+
+
+def _convex_overlap(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> float:
+    """How far two convex quadrilaterals overlap along the axis where they overlap least (0 when a
+    separating axis exists): the separating-axis test."""
+    import math
+
+    depth = math.inf
+    for poly in (a, b):
+        for k in range(len(poly)):
+            (x0, y0), (x1, y1) = poly[k], poly[(k + 1) % len(poly)]
+            nx, ny = y0 - y1, x1 - x0
+            norm = math.hypot(nx, ny) or 1.0
+            nx, ny = nx / norm, ny / norm
+            pa = [x * nx + y * ny for x, y in a]
+            pb = [x * nx + y * ny for x, y in b]
+            depth = min(depth, min(max(pa), max(pb)) - max(min(pa), min(pb)))
+            if depth <= 0:
+                return 0.0
+    return depth
 
 
 def _scale_type(fig, grow: float) -> None:

@@ -143,6 +143,14 @@ def test_overlapping_labels_finds_text_printed_over_text():
     ax.annotate("apart", (0.1, 0.1))
     assert overlapping_labels(fig) == [("M = 4,096", "M = 16,384")]
     plt.close(fig)
+    # slanted labels: apart when parallel and side by side, found when they cross
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.text(0.2, 0.5, "a slanted label", rotation=40)
+    ax.text(0.5, 0.5, "another slanted", rotation=40)
+    assert overlapping_labels(fig) == []
+    ax.text(0.25, 0.6, "crossing it here", rotation=-40)
+    assert ("a slanted label", "crossing it here") in overlapping_labels(fig)
+    plt.close(fig)
 
 
 def test_slide_figure_enlarges_type_to_the_slide():

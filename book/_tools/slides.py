@@ -425,20 +425,61 @@ def choose_slides(sections: list[Section], ctx: Context) -> list[Slide]:
                 if _kind(block) == "math_block" and block not in shown:
                     slides.append(Slide(f"<h3>{heading}</h3>{_render([block])}", "equation"))
             for table in (b for b in blocks if _kind(b) == "table"):
-                slides.append(Slide(f'<h3>{heading}</h3><div class="slide-table">{_render([table])}</div>', "table"))
+                slides += _table_slides(heading, f'<div class="slide-table">{_render([table])}</div>')
             for key in GLUE_FIGURE.findall(text):
                 shown_html = _output_html(ctx.glue_outputs.get(key, {"output_type": "display_data"}))
                 if shown_html is None:
                     raise SlideError(f"{ctx.chapter}: glued figure {key!r} has no image in the executed notebook")
                 slides.append(Slide(f"<h3>{heading}</h3>{shown_html}", _output_kind(shown_html)))
             for shown_html in section.outputs:
-                slides.append(Slide(f"<h3>{heading}</h3>{shown_html}", _output_kind(shown_html)))
+                if _output_kind(shown_html) == "table":
+                    slides += _table_slides(heading, shown_html)
+                else:
+                    slides.append(Slide(f"<h3>{heading}</h3>{shown_html}", "figure"))
         for kind, forced in section.forced:
             body = forced if kind == "html" else _render(_blocks(_strip_directives(replace_roles(forced, ctx))))
             slides.append(Slide(body, "forced"))
     if exercises:
         slides.append(exercises)
     return slides
+
+
+TABLE_SLIDE_CHARS = 700
+"""About as much table text (header and rows) as a slide holds at its table type size; a longer
+table goes on several slides, each with the header."""
+TABLE_SLIDE_ROWS = 12
+
+
+def split_table(markup: str) -> list[str]:
+    """A table's HTML as one or more tables of consecutive rows, each with the header, so that each
+    fits a slide (at most TABLE_SLIDE_ROWS rows and about TABLE_SLIDE_CHARS characters of text)."""
+    match = re.search(r"(?s)^(?P<head>.*?<table[^>]*>(?:\s*<caption>.*?</caption>)?\s*(?:<thead>.*?</thead>)?)"
+                      r"\s*(?:<tbody>)?(?P<rows>.*?)(?:</tbody>)?\s*(?P<tail></table>.*)$", markup)
+    if not match:
+        return [markup]
+    rows = re.findall(r"(?s)<tr>.*?</tr>", match.group("rows"))
+    text = lambda h: len(re.sub(r"<[^>]+>", "", h))  # noqa: E731
+    budget = max(TABLE_SLIDE_CHARS - text(match.group("head")), 200)
+    chunks, current, size = [], [], 0
+    for row in rows:
+        if current and (len(current) >= TABLE_SLIDE_ROWS or size + text(row) > budget):
+            chunks.append(current)
+            current, size = [], 0
+        current.append(row)
+        size += text(row)
+    if current:
+        chunks.append(current)
+    if len(chunks) <= 1:
+        return [markup]
+    return [f"{match.group('head')}<tbody>{''.join(c)}</tbody>{match.group('tail')}" for c in chunks]
+
+
+def _table_slides(heading: str, table: str) -> list[Slide]:
+    """One slide per part of a table (split_table), the heading numbered "(1 of 2)" when it is split."""
+    parts = split_table(table)
+    if len(parts) == 1:
+        return [Slide(f"<h3>{heading}</h3>{table}", "table")]
+    return [Slide(f"<h3>{heading} ({k} of {len(parts)})</h3>{part}", "table") for k, part in enumerate(parts, 1)]
 
 
 def _output_kind(shown: str) -> str:
