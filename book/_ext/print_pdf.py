@@ -33,8 +33,9 @@ FOOTER = ('<div style="font-size: 8px; width: 100%; text-align: center; color: #
           '<span class="title"></span> &middot; <span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 
 
-CODE_BACKGROUND = "#eef1f5"
-"""The fill of a code cell's input on paper; tests/test_pdf.py finds code cells on the rendered pages by it."""
+CODE_BACKGROUND = "#f1efe8"
+"""The fill of a code cell's input on paper, a warm grey no admonition or exercise box uses (their tints
+are bluish, greenish or orange): late_code_cells and tests/test_pdf.py find code cells by it."""
 
 PRINT_CSS = """
 /* Each chapter starts a page; headings stay with what follows; a code cell, table or figure that
@@ -59,15 +60,21 @@ div.cell.tag_remove-output, details.hide.above-input, details.hide.below-input,
 .tx-title-page { break-after: page; text-align: center; padding-top: 30%; }
 .tx-title-page h1 { font-size: 2.2em; border: none; }
 .tx-title-page p { margin: 0.6em 0; }
-.tx-contents { break-after: page; }
-.tx-contents h2 { margin: 0 0 0.3em 0 !important; }
-.tx-contents p.caption { margin: 0.7em 0 0.15em 0 !important; font-weight: bold; }
-.tx-contents ul { list-style: none !important; padding-left: 1.2em !important; margin: 0 !important; }
-.tx-contents li.tx-entry { display: flex !important; gap: 0.4em; margin: 0 !important; padding: 0.1em 0 !important;
-                           align-items: baseline; }
-.tx-contents li.tx-entry > a { display: inline !important; padding: 0 !important; flex: 0 1 auto; }
-.tx-contents li .tx-dots { flex: 1 1 auto; border-bottom: 1px dotted #999; min-width: 1em; }
-.tx-contents li .tx-page { flex: 0 0 auto; min-width: 2.2em; text-align: right; font-variant-numeric: tabular-nums; }
+/* The theme's print contents (#jb-print-toc) set list items and margins with !important: these rules
+   are more specific. */
+.bd-main .bd-content #jb-print-toc.tx-contents { break-after: page; }
+.bd-main .bd-content #jb-print-toc.tx-contents h2 { margin: 0 0 0.3em 0 !important; }
+.bd-main .bd-content #jb-print-toc.tx-contents p.caption { margin: 0.7em 0 0.15em 0 !important; font-weight: bold; }
+.bd-main .bd-content #jb-print-toc.tx-contents nav { display: block !important; width: 100% !important; }
+.bd-main .bd-content #jb-print-toc.tx-contents ul.section-nav { display: block !important; list-style: none !important;
+    margin: 0 0 0 1.2em !important; padding: 0 !important; }
+.bd-main .bd-content #jb-print-toc.tx-contents .section-nav li.tx-entry { display: flex !important; gap: 0.4em;
+    margin: 0 !important; padding: 0.1em 0 !important; align-items: baseline; }
+.bd-main .bd-content #jb-print-toc.tx-contents .section-nav li.tx-entry > a { display: inline !important;
+    padding: 0 !important; flex: 0 1 auto; }
+.bd-main .bd-content #jb-print-toc.tx-contents li .tx-dots { flex: 1 1 auto; border-bottom: 1px dotted #999; min-width: 1em; }
+.bd-main .bd-content #jb-print-toc.tx-contents li .tx-page { flex: 0 0 auto; min-width: 2.2em; margin-left: 0.3em;
+    text-align: right; font-variant-numeric: tabular-nums; }
 """.replace("CODE_BACKGROUND", CODE_BACKGROUND)
 
 FRONT_MATTER_JS = """([version, licence]) => {
