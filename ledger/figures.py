@@ -127,8 +127,8 @@ SLIDE_MIN_FONT_PX = 20
 (at least 18 px), with a margin for the rounding of the fit."""
 
 
-MAX_SLIDE_TYPE_FACTOR = 2.0
-"""At most this much larger type on a slide than on the page."""
+SLIDE_DPI = 120
+"""Pixels per inch of a slide figure's PNG: about its size on a 1280x720 slide, or larger."""
 
 
 def _shown_texts(fig) -> list:
@@ -208,62 +208,76 @@ def _convex_overlap(a: list[tuple[float, float]], b: list[tuple[float, float]]) 
     return depth
 
 
-def _scale_type(fig, grow: float) -> None:
-    """Every text of `fig` `grow` times larger (tick labels through their axis, so that ticks made at
-    the next draw match), then the layout again."""
+def _type_sizes(fig) -> tuple[dict, dict]:
+    """The current sizes in points: {text: size} for texts other than tick labels, {(axis, which): size}
+    for tick labels."""
     ticks = {id(t) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis) for t in axis.get_ticklabels(which="both")}
+    texts = {t: t.get_fontsize() for t in _shown_texts(fig) if id(t) not in ticks}
+    axes = {}
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
             for which in ("major", "minor"):
                 labels = axis.get_ticklabels(which=which)
                 if labels:
-                    axis.set_tick_params(which=which, labelsize=labels[0].get_fontsize() * grow)
-    for text in _shown_texts(fig):
-        if id(text) not in ticks:
-            text.set_fontsize(text.get_fontsize() * grow)
+                    axes[(axis, which)] = labels[0].get_fontsize()
+    return texts, axes
+
+
+def _set_type_floor(fig, sizes: tuple[dict, dict], floor_pt: float) -> None:
+    """Every text at least `floor_pt` points (its page size when larger), tick labels through their
+    axis (so that ticks made at the next draw match), then the layout again."""
+    texts, axes = sizes
+    for (axis, which), size in axes.items():
+        axis.set_tick_params(which=which, labelsize=max(size, floor_pt))
+    for text, size in texts.items():
+        text.set_fontsize(max(size, floor_pt))
     if fig.get_layout_engine() is None:
         fig.tight_layout()
 
 
-SLIDE_DPI = 120
-"""Pixels per inch of a slide figure's PNG: about its size on a 1280x720 slide, or larger."""
-
-
 def slide_figure(fig, box: tuple[int, int] = SLIDE_FIGURE_BOX, min_font_px: float = SLIDE_MIN_FONT_PX,
                  dpi: int = SLIDE_DPI, page_overlaps: int | None = None) -> dict[str, Any]:
-    """`fig` drawn again for a slide: its type scaled up by one factor, the least that makes its smallest
-    type `min_font_px` tall once fitted into `box`, but only as far as no two labels print over each
-    other that did not on the page (and at most MAX_SLIDE_TYPE_FACTOR). Returns {"png": base64,
-    "min_font_px": the smallest type in the PNG's own pixels, "overlaps": labels that print over each
-    other}; the slide scales the type by its displayed over its natural size. Changes `fig`."""
+    """`fig` drawn again for a slide, as a slide style would draw it: every text smaller than the size
+    that shows `min_font_px` tall once the figure is fitted into `box` is raised to that size (larger
+    texts keep theirs), but only as far as no two labels print over each other that did not on the
+    page. Returns {"png": base64, "min_font_px": the smallest type in the PNG's own pixels,
+    "overlaps": labels that print over each other}; the slide scales the type by its displayed over
+    its natural size. Changes `fig` (show closes it afterwards)."""
     from PIL import Image
 
     png = figure_png(fig, dpi)  # draws the figure, so that the tick labels exist
-    sizes = [t.get_fontsize() for t in _shown_texts(fig)]
-    if not sizes:
+    original = _type_sizes(fig)
+    all_sizes = list(original[0].values()) + list(original[1].values())
+    if not all_sizes:
         return {"png": base64.b64encode(png).decode("ascii"), "min_font_px": float("inf"), "overlaps": []}
-    smallest_pt = min(sizes)
+    smallest_pt = min(all_sizes)
     if page_overlaps is None:
         page_overlaps = len(overlapping_labels(fig))
-    width, height = Image.open(io.BytesIO(png)).size
-    wanted = min_font_px / (smallest_pt / 72 * dpi * min(box[0] / width, box[1] / height))
-    top = min(max(wanted * 1.04, 1.0), MAX_SLIDE_TYPE_FACTOR)
-    candidates = [top, 1.0 + (top - 1.0) * 0.7, 1.0 + (top - 1.0) * 0.4] if top > 1.0 else []
-    factor, best = 1.0, 1.0
-    for candidate in candidates:  # the largest type at which no new labels collide
-        _scale_type(fig, candidate / factor)
-        factor = candidate
-        if len(overlapping_labels(fig)) <= page_overlaps:
-            best = candidate
+
+    def points_for(png_bytes: bytes) -> float:
+        width, height = Image.open(io.BytesIO(png_bytes)).size
+        return min_font_px * 1.03 / (dpi / 72 * min(box[0] / width, box[1] / height))
+
+    floor = smallest_pt
+    for _ in range(3):  # the layout grows with the type, which shrinks the fit: repeat until it holds
+        wanted = points_for(png)
+        if wanted <= floor:
             break
-    if factor != best:
-        _scale_type(fig, best / factor)
-        factor = best
-    if best != 1.0:
+        trial_floor = wanted
+        for fraction in (1.0, 0.8, 0.6, 0.4):  # back off where labels would collide
+            candidate = floor + (trial_floor - floor) * fraction
+            _set_type_floor(fig, original, candidate)
+            if len(overlapping_labels(fig)) <= page_overlaps:
+                floor = candidate
+                break
+        else:
+            _set_type_floor(fig, original, floor)
+            break
         png = figure_png(fig, dpi)
-    overlaps = overlapping_labels(fig)
-    return {"png": base64.b64encode(png).decode("ascii"), "min_font_px": smallest_pt * factor / 72 * dpi,
-            "overlaps": [list(pair) for pair in overlaps]}
+        if fraction < 1.0:
+            break
+    return {"png": base64.b64encode(png).decode("ascii"), "min_font_px": floor / 72 * dpi,
+            "overlaps": [list(pair) for pair in overlapping_labels(fig)]}
 
 
 def show(fig, alt: str) -> None:
