@@ -54,3 +54,32 @@ def test_no_visible_cell_is_plumbing():
                 shown.append(f"{doc}: {code.strip().splitlines()[0]} ... ({len(code.splitlines())} lines)")
     assert HTML.exists()
     assert not shown, "cells that only import, glue or set styles are shown:\n" + "\n".join(shown)
+
+
+def test_tidy_cells_gathers_glue_hides_plumbing_and_names_authors_once():
+    import copy
+
+    from tidy_cells import split_glue, textual_citations, tidy_code
+
+    kept, glue = split_glue('row = f(1)\nglue("a", row, display=False)\ndisplay(row)\nglue("b", 2, display=False)')
+    assert kept == "row = f(1)\ndisplay(row)" and glue == 'glue("a", row, display=False)\nglue("b", 2, display=False)'
+    # a glue call that reads a name assigned again later stays where it is
+    assert split_glue('x = 1\nglue("a", x, display=False)\nx = 2\nshow(x)') is None
+    notebook = {"cells": [
+        {"cell_type": "code", "id": "imp", "metadata": {}, "source": ["import numpy as np\n", "figure_style()"]},
+        {"cell_type": "code", "id": "t", "metadata": {}, "source": ["r = g()\n", "glue(\"k\", r, display=False)\n", "display(r)"]},
+        {"cell_type": "code", "id": "w", "metadata": {"tags": ["remove-output"]}, "source": ["import ipywidgets"]},
+    ]}
+    changes = tidy_code(notebook)
+    cells = {c["id"]: c for c in notebook["cells"]}
+    assert cells["imp"]["metadata"]["tags"] == ["hide-input"]
+    assert "".join(cells["t"]["source"]) == "r = g()\ndisplay(r)" and "tags" not in cells["t"]["metadata"]
+    assert cells["t-glue"]["metadata"]["tags"] == ["remove-cell"] and "glue(" in "".join(cells["t-glue"]["source"])
+    assert cells["w"]["metadata"]["tags"] == ["remove-output"] and len(changes) == 2
+    again = copy.deepcopy(notebook)
+    assert tidy_code(again) == [] and again == notebook
+    surnames = {"hoffmann2022training": "Hoffmann", "kaplan2020scaling": "Kaplan"}
+    assert textual_citations("Hoffmann et al. {cite}`hoffmann2022training` fitted", surnames) == \
+        "{cite:t}`hoffmann2022training` fitted"
+    assert textual_citations("as Hoffmann et al. {cite}`kaplan2020scaling` say", surnames) == \
+        "as Hoffmann et al. {cite}`kaplan2020scaling` say"  # another paper's authors: left alone

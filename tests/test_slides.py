@@ -373,3 +373,26 @@ def test_no_figure_prints_labels_over_each_other():
                     overprinted += [f"{stem} cell {cell.get('id')} ({where}): {a!r} over {b!r}" for a, b in pairs]
     assert figures >= 20, f"only {figures} figures carry the overlap check: are they drawn with show()?"
     assert not overprinted, "labels printed over each other:\n" + "\n".join(overprinted)
+
+
+def test_tall_tables_are_split_with_their_header_and_references_read_as_words():
+    sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    from slides import Context, TABLE_SLIDE_ROWS, replace_roles, split_table
+
+    rows = "".join(f"<tr><td>row {k}</td><td>{k}</td></tr>" for k in range(30))
+    table = f'<div class="slide-table"><table><thead><tr><th>name</th><th>n</th></tr></thead><tbody>{rows}</tbody></table></div>'
+    parts = split_table(table)
+    assert len(parts) >= 3 and all(p.count("<th>name</th>") == 1 and p.endswith("</table></div>") for p in parts)
+    assert all(p.count("<tr>") - 1 <= TABLE_SLIDE_ROWS for p in parts)
+    assert sum(p.count("<td>row ") for p in parts) == 30
+    assert split_table(f'<table><thead><tr><th>a</th></tr></thead><tbody><tr><td>1</td></tr></tbody></table>') == \
+        ['<table><thead><tr><th>a</th></tr></thead><tbody><tr><td>1</td></tr></tbody></table>']
+    ctx = Context("x", {}, citations={"hoffmann2022training": "Hoffmann et al. 2022"},
+                  citations_textual={"hoffmann2022training": "Hoffmann et al. (2022)"},
+                  titles={"01_six_n_rule": "The 6N rule, reproduced", "06_masks": "Masks", "07_layer_major": "Layer-major order"})
+    assert replace_roles("Chapter {doc}`01_six_n_rule` rebuilds it.", ctx) == "Chapter 1 (“The 6N rule, reproduced”) rebuilds it."
+    assert replace_roles("as {doc}`01_six_n_rule` shows", ctx) == "as chapter 1 (“The 6N rule, reproduced”) shows"
+    assert replace_roles("Chapters {doc}`06_masks` and {doc}`07_layer_major` count", ctx) == \
+        "Chapters 6 (“Masks”) and 7 (“Layer-major order”) count"
+    assert replace_roles("{cite:t}`hoffmann2022training` fitted", ctx) == "Hoffmann et al. (2022) fitted"
+    assert replace_roles("the rule {cite}`hoffmann2022training`", ctx) == "the rule (Hoffmann et al. 2022)"
