@@ -141,6 +141,9 @@ def overlapping_labels(fig) -> list[tuple[str, str]]:
     """Pairs of texts of `fig` that print over each other, as drawn now: their boxes (turned with a
     slanted text, `_text_corners`) intersect by more than two points every way. Tick labels of one
     axis are not compared with each other (the axis spaces them), nor tick labels outside the view."""
+    if not hasattr(fig.canvas, "get_renderer"):  # a bare Figure() (the explorer's): give it an Agg canvas
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        FigureCanvasAgg(fig)
     fig.draw_without_rendering()  # lays out every text without rasterising
     renderer = fig.canvas.get_renderer()
     ticks, drawn = {}, set()
