@@ -504,6 +504,25 @@ def recompute_tax(items: list[LineItem], fraction: float = 1.0, ops: tuple[str, 
     return (step + recompute_flops(items, fraction, ops)) / step
 
 
+TORCHTITAN_LLAMA3_BLOCK_MATMULS = (("attention q:", "attention k:", "attention v:"), ("attention o:",),
+                                   ("mlp gate:",), ("mlp up:",), ("mlp down:",))
+"""A Llama 3 block's matrix products in the order torchtitan runs them (commit b5bcd76c): the fused
+wqkv (fuse_qkv=True; one product, the ledger's q, k and v items), wo, then the SwiGLU's w1 (gate),
+w3 (up) and w2 (down), each as the ledger's line-item name prefixes."""
+
+
+def every_second_matmul(block_matmuls: tuple[tuple[str, ...], ...] = TORCHTITAN_LLAMA3_BLOCK_MATMULS) -> tuple[str, ...]:
+    """Line-item prefixes torchtitan's per-operator selective activation checkpointing (SelectiveAC,
+    commit b5bcd76c) recomputes in a block: the second, fourth, ... matrix product of the block's
+    forward, in `block_matmuls` order. It saves the outputs of the others and of the attention
+    kernel (so QK^T and AV are not recomputed) and recomputes only elementwise work besides. With
+    Llama 3's fused wqkv that is wo and w3; with separate wq, wk, wv it would be wk, wo and w3."""
+    if not block_matmuls or any(not call or not all(isinstance(p, str) and p for p in call) for call in block_matmuls):
+        raise LedgerError(f"block_matmuls = {block_matmuls!r}: must be a non-empty sequence of non-empty "
+                          "tuples of line-item name prefixes")
+    return tuple(prefix for k, call in enumerate(block_matmuls, start=1) if k % 2 == 0 for prefix in call)
+
+
 # --- the optimizer's memory traffic --------------------------------------------------------------
 
 OPTIMIZER_STATE_BYTES = {

@@ -109,3 +109,19 @@ def _fsdp2() -> bool:
 def _fp32() -> bool:
     return all(abs(article.data_parallel_bytes(n, d) / article.data_parallel_bytes(n, d, gradient_bytes=2) - 1.5) < 1e-12
                for n in (1e8, LLAMA3_8B.total_params, 4e11) for d in (2, 64, 65536))
+
+
+@claim("ch13-two-selectives-differ", CHAPTER,
+       "torchtitan's per-operator selective checkpointing (every second matrix product of a block) and "
+       "selective recomputation of the attention products are different schemes: at S = 4,096 the first "
+       "costs more than twice the second, and its tax falls with S while the second's rises.",
+       "transformer (Llama-3-8B), S = 2,048 to 32,768; torchtitan's fused wqkv order (wo and w3 recomputed)")
+def _two_selectives() -> bool:
+    op, core = [], []
+    for s in LENGTHS:
+        items = step_items(make_settings(variant="transformer", seq_len=s))
+        op.append(article.recompute_tax(items, ops=article.every_second_matmul()))
+        core.append(article.recompute_tax(items, ops=("attention:",)))
+    at_4096 = LENGTHS.index(4096)
+    return (op[at_4096] - 1 > 2 * (core[at_4096] - 1)
+            and all(a > b for a, b in zip(op, op[1:])) and all(a < b for a, b in zip(core, core[1:])))
