@@ -1,7 +1,7 @@
 """Chapter 13's checked sentences: hardware FLOPs in HFU, the recompute taxes, the optimizer's memory."""
 from __future__ import annotations
 
-from .. import article, hardware
+from .. import article, hardware, reconcile
 from ..shapes import LLAMA3_8B
 from ..step import step_items
 from ..table import make_settings, step_row
@@ -125,3 +125,16 @@ def _two_selectives() -> bool:
     at_4096 = LENGTHS.index(4096)
     return (op[at_4096] - 1 > 2 * (core[at_4096] - 1)
             and all(a > b for a, b in zip(op, op[1:])) and all(a < b for a, b in zip(core, core[1:])))
+
+
+@claim("ch13-causal-halving-grows-with-s", CHAPTER,
+       "Halving the attention products for the causal mask (Megatron-LM's 2025 count) lowers "
+       "Llama-3-8B's model FLOPs by an amount that grows with S: a few percent at 2,048 tokens, "
+       "over a quarter at 32,768.",
+       "Llama-3-8B, S = 2,048 to 131,072 (powers of two), steps of 1,048,576 tokens")
+def _halving() -> bool:
+    lengths = (2048, 4096, 8192, 16384, 32768, 65536, 131072)
+    drop = [1 - reconcile.switched_step_flops("megatron-2025", s) / step_row(variant="transformer", seq_len=s).step_flops
+            for s in lengths]
+    return (all(a < b for a, b in zip(drop, drop[1:])) and 0.02 < drop[0] < 0.05
+            and drop[lengths.index(32768)] > 0.25)
