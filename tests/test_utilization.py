@@ -73,6 +73,50 @@ def test_llama_gradient_traffic_in_fp32_and_bf16():
         article.data_parallel_seconds(n, 2.5)
 
 
+def test_data_parallel_traffic_per_framework():
+    """Bytes per parameter per step: an fp32 all-reduce moves 8, Megatron's distributed optimizer 4 + 2
+    (fp32 reduce-scatter, bf16 all-gather) whatever the accumulation, FSDP2 with reshard after forward
+    2 + 2 + 4 in every micro-batch; the ring moves (d - 1)/d of each."""
+    n, d = 1000, 4
+    ddp = article.data_parallel_traffic("ddp-all-reduce", n, d, micro_batches=4)
+    dist = article.data_parallel_traffic("megatron-distributed-optimizer", n, d, micro_batches=4)
+    fsdp = article.data_parallel_traffic("fsdp2-reshard-after-forward", n, d, micro_batches=4)
+    assert (ddp["bytes_per_param"], dist["bytes_per_param"], fsdp["bytes_per_param"]) == (8, 6, 32)
+    assert ddp["bytes"] == 0.75 * n * 8 and dist["bytes"] == 0.75 * n * 6 == article.data_parallel_bytes(n, d)
+    assert fsdp["bytes"] == 4 * 0.75 * n * 8
+    assert article.data_parallel_traffic("fsdp2-reshard-after-forward", n, d)["bytes"] == fsdp["bytes"] / 4
+    assert article.data_parallel_traffic("megatron-distributed-optimizer", n, d)["bytes"] == dist["bytes"]
+    # parameters kept gathered from forward to backward are gathered once per micro-batch, not twice
+    once = article.data_parallel_traffic("fsdp2-reshard-after-forward", n, d, micro_batches=2, gathered_once_params=100)
+    assert once["bytes_per_param"] == 2 * (8 - 2 * 100 / n)
+    # time: bytes over the bus bandwidth (one NVLink node here), a latency term once per collective
+    nvlink = article.H100_NODES.nvlink_bandwidth
+    assert fsdp["seconds"] == pytest.approx(fsdp["bytes"] / nvlink, rel=1e-12)
+    with_latency = article.data_parallel_traffic("fsdp2-reshard-after-forward", n, d, micro_batches=4, overhead_s=1e-3)
+    assert with_latency["seconds"] == pytest.approx(fsdp["seconds"] + 12e-3, rel=1e-12)
+    assert article.data_parallel_traffic("fsdp2-reshard-after-forward", n, 1, micro_batches=4)["seconds"] == 0
+    with pytest.raises(LedgerError, match="scheme = 'zero-3'"):
+        article.data_parallel_traffic("zero-3", n, d)
+    with pytest.raises(LedgerError, match="micro_batches = 0"):
+        article.data_parallel_traffic("fsdp2-reshard-after-forward", n, d, micro_batches=0)
+    with pytest.raises(LedgerError, match="gathered_once_params = 2000"):
+        article.data_parallel_traffic("fsdp2-reshard-after-forward", n, d, gathered_once_params=2000)
+
+
+def test_llama_traffic_distributed_optimizer_against_fsdp2():
+    """Llama-3-8B on 64 H100s in 8-GPU nodes, 16,384 tokens per GPU per step in four 4,096-token
+    micro-batches: the distributed optimizer's 47.4 GB take 0.119 s; FSDP2 moves about five times as much."""
+    n = LLAMA3_8B.total_params
+    kept = article.fsdp2_gathered_once_params(LLAMA3_8B)
+    assert kept == 128256 * 4096 + 4096
+    dist = article.data_parallel_traffic("megatron-distributed-optimizer", n, 64, micro_batches=4)
+    fsdp = article.data_parallel_traffic("fsdp2-reshard-after-forward", n, 64, micro_batches=4, gathered_once_params=kept)
+    assert f"{dist['bytes'] / 1e9:.1f}" == "47.4" and f"{dist['seconds']:.3f}" == "0.119"
+    assert dist["seconds"] == article.data_parallel_seconds(n, 64)
+    assert 30 < fsdp["bytes_per_param"] < 32 and fsdp["bytes"] / dist["bytes"] > 5
+    assert fsdp["seconds"] == pytest.approx(fsdp["bytes"] / 400e9, rel=1e-12)
+
+
 def test_every_parameter_in_memory():
     """The optimizer's memory counts every parameter (norms and the input table included), not N,
     at the frameworks' own bytes per parameter: Megatron-LM 18 (6 + 12/d distributed), FSDP2 16."""
