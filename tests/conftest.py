@@ -51,7 +51,7 @@ def pytest_runtest_logreport(report):
 def pytest_sessionfinish(session):
     if hasattr(session.config, "workerinput") or not _SECONDS:  # an xdist worker: the controller writes
         return
-    times = _last_times()
+    times = {name: s for name, s in _last_times().items() if (ROOT / name).exists()}  # files since removed go
     times.update({name: round(s, 2) for name, s in _SECONDS.items()})
     TEST_TIMES.parent.mkdir(exist_ok=True)
     TEST_TIMES.write_text(json.dumps(dict(sorted(times.items(), key=lambda kv: -kv[1])), indent=1) + "\n")
