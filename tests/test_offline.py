@@ -85,8 +85,8 @@ def built_pages(html: Path) -> list[str]:
 
 
 CONCURRENT_PAGES = 4
-"""Pages open at once in the one browser: a page mostly waits (MathJax, network idle), so several
-overlap; more than four gained nothing on the 2-core machine."""
+"""Pages open at once in the one browser: each page also waits (its scripts' late requests, a quiet
+network), so several overlap; with four the crawl took about half the time of one at a time."""
 NARROW_PAGES = ("book/intro.html", "notebooks/05_amdahl_table.html", "search.html", "genindex.html")
 """Also counted at 700 px wide, below the theme's 992 px breakpoint (the same load, the viewport narrowed)."""
 LANDING = "book/intro.html"
