@@ -95,7 +95,9 @@ survives. intensity: one sample of |y|^2, which loses the sign of a real output 
 one) unless a known bias is added to the signal, spending part of the detector's range."""
 
 DEFAULT_ROW_PIXELS = 1920
-"""Pixels along a row: a 1920 x 1080 panel (about 2 million pixels, as the cited devices have)."""
+"""Pixels along a row: the width of a 1920 x 1080 panel. Layout "rows" folds the device's `pixels` (2,000,000)
+into rows of this length, floor(2,000,000 / 1,920) = 1,041 full rows (a real 1920 x 1080 panel has 1,080 rows,
+2,073,600 pixels), so rows x row length never exceeds the pixels the packed layout counts."""
 
 
 def modulator(name: str) -> Modulator:
@@ -210,7 +212,7 @@ class Engine:
 
     @property
     def rows_per_frame(self) -> int:
-        """Rows of encoded values one frame holds: the device's pixel rows over the cell height."""
+        """Rows of encoded values one frame holds: floor(pixels / row_pixels) pixel rows over the cell height."""
         return math.floor(self.pixels / self.row_pixels + 1e-9) // self.cell_height
 
     @property

@@ -117,6 +117,8 @@ def test_rows_layout_by_hand():
     s = make_settings(variant="hyena2", seq_len=4096, layout="rows")
     e = s.device
     assert (e.row_values, e.rows_per_frame) == (1920, 1041)
+    # 2,000,000 pixels folded into rows of 1,920: 1,041 full rows, never more pixels than the packed count
+    assert e.rows_per_frame * e.row_pixels <= e.pixels < (e.rows_per_frame + 1) * e.row_pixels
     spectra = 2 * 2 * 4096 * 32  # forward and dX masks: two filters per channel, H channels, L layers
     row = step_row(s)
     assert row.weight_mask_frames == math.ceil(spectra * 3 / 1041)
@@ -222,3 +224,4 @@ def test_bad_assignments_are_refused():
         Engine(layout="grid")
     with pytest.raises(LedgerError, match=r"^readout = 'camera'"):
         Engine(readout="camera")
+
