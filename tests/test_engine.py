@@ -225,3 +225,18 @@ def test_bad_assignments_are_refused():
     with pytest.raises(LedgerError, match=r"^readout = 'camera'"):
         Engine(readout="camera")
 
+
+def test_weight_mask_split_by_hand():
+    """Block spectra add ~30 M values to ~2.15 G filter values for the block-circulant model at 4,096 tokens."""
+    from ledger.masks import weight_mask_split
+    s = make_settings(variant="hyena2_circulant", seq_len=4096)
+    items = ledger.step_items(s)
+    split = weight_mask_split(items)
+    # blocks of 256: in-projection 12,288 x 4,096, out-projection 4,096 x 4,096, three MLP matrices 14,336 x 4,096;
+    # 129 one-sided bins per block spectrum, 32 layers, a spectrum and its conjugate (forward and dX)
+    blocks = (48 * 16 + 16 * 16 + 3 * 56 * 16) * 129 * 32 * 2
+    filters = 4097 * 4096 * 2 * 32 * 2  # S + 1 bins, H channels, two filters per channel, 32 layers, H and conj(H)
+    assert split == {"filters": filters, "blocks": blocks}
+    assert split["filters"] + split["blocks"] == ledger.mask_budget(items, s.device).weight_values
+    assert weight_mask_split(ledger.step_items(make_settings(variant="hyena2", seq_len=4096)))["blocks"] == 0
+    assert 0.01 < blocks / filters < 0.02
