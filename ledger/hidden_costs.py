@@ -40,8 +40,7 @@ from .engine import (BLOCK_SUMS, MODES, WEIGHT_GRADIENTS, Conversions, conversio
                      feeds_weight_gradient, transform_size)
 from .errors import LedgerError, check_positive_number
 from .settings import Settings
-from .shapes import ModelShape
-from .step import step_items
+from .step import step_items, trained_params
 from .table import summarize
 
 FORMATS = {
@@ -134,10 +133,13 @@ def weight_gradient_contributions(settings: Settings) -> float:
     return float(settings.sequences)
 
 
-def optimizer_flops(shape: ModelShape, flops_per_parameter: float = 12) -> float:
-    """An estimate (not a ledger count) of one AdamW update: about a dozen FLOPs per parameter."""
+def optimizer_flops(s: Settings, flops_per_parameter: float = 12) -> float:
+    """An estimate (not a ledger count) of one AdamW update of variant `s`: about a dozen FLOPs for each
+    parameter it updates (ledger.step.trained_params: matrices, embedding, norms, short-conv taps)."""
+    if not isinstance(s, Settings):
+        raise LedgerError(f"optimizer_flops: settings = {s!r}: must be a ledger.Settings (the variant's own parameters)")
     check_positive_number("flops_per_parameter", flops_per_parameter)
-    return flops_per_parameter * shape.matrix_params
+    return flops_per_parameter * trained_params(s)
 
 
 @dataclass(frozen=True)

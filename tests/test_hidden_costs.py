@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
 import ledger
+from ledger.table import make_settings
 from ledger.hidden_costs import (FORMATS, conversions, hidden_costs, optimizer_flops, precision_check,
                                  transform_size, weight_gradient_contributions)
 
@@ -92,7 +93,20 @@ def test_hidden_costs_against_the_row():
 
 def test_optimizer_estimate_is_tiny():
     r = ledger.step_row(variant="transformer")
-    assert optimizer_flops(ledger.LLAMA3_8B) / r.step_flops < 1e-5
+    assert optimizer_flops(make_settings(variant="transformer")) / r.step_flops < 1e-5
+
+
+def test_optimizer_counts_the_variants_own_parameters():
+    """Llama-3-8B: 8,030,261,248 parameters (its published 8.03 B); Hyena-2 by hand from its shapes."""
+    from ledger.step import trained_params
+    tr = make_settings(variant="transformer")
+    assert trained_params(tr) == 8_030_261_248
+    h, inter, vocab, layers = 4096, 14336, 128256, 32
+    hyena = layers * (3 * h * h + h * h + 3 * inter * h) + 2 * vocab * h + (2 * layers + 1) * h + layers * 3 * 3 * h
+    assert trained_params(make_settings(variant="hyena2")) == hyena
+    assert optimizer_flops(make_settings(variant="hyena2")) == 12 * hyena
+    with pytest.raises(ledger.LedgerError, match="ledger.Settings"):
+        optimizer_flops(ledger.LLAMA3_8B)
 
 
 def test_bad_input_raises():
@@ -105,7 +119,7 @@ def test_bad_input_raises():
     with pytest.raises(ledger.LedgerError, match="io_rate"):
         hidden_costs(S(), io_rate=0)
     with pytest.raises(ledger.LedgerError, match="flops_per_parameter"):
-        optimizer_flops(ledger.LLAMA3_8B, -1)
+        optimizer_flops(make_settings(), -1)
 
 
 def test_fused_circulant_with_a_digital_block_sum_by_hand():
