@@ -67,8 +67,10 @@ def test_transform_size():
 def test_precision():
     p = precision_check(8, "bf16", 256)
     assert p.significand_short_by == 0
-    assert p.accumulation_bits == 8
-    assert p.bits_needed == 16
+    # the sum needs the significand at its own full scale, not log2 N more bits to resolve each term
+    assert p.analog_sum_bits() == 8 == p.enob
+    assert p.analog_sum_bits(16) == 12 and p.analog_sum_bits_random == 12
+    assert p.digital_sum_gain_bits == 4
     assert p.snr_db == pytest.approx(49.92)
     assert p.format_range_db > p.enob_range_db
     assert precision_check(6, "fp32").significand_short_by == 18
@@ -166,3 +168,28 @@ def test_separate_circulant_with_a_digital_block_sum_by_hand():
 def test_block_sum_refuses_other_values():
     with pytest.raises(ledger.LedgerError, match=r"^block_sum = 'both': must be one of digital, optical"):
         conversions(S(variant="hyena2_circulant"), mode="fused", block_sum="both")
+
+
+def test_what_an_analog_sum_needs_by_simulation():
+    """A one-sign sum read once by an 8-bit converter at its full scale is good to 2^-8 of itself (bf16's
+    precision) whatever N; independent random-sign terms held as magnitudes need about 1/2 log2 N bits more."""
+    import numpy as np
+    from ledger.hidden_costs import headroom_bits, well_electrons
+    rng = np.random.default_rng(0)
+    for n in (256, 4096, 65536):
+        terms = rng.uniform(0.5, 1.5, n)  # one sign
+        total = terms.sum()
+        full_scale = 2.0 ** np.ceil(np.log2(total))  # a gain set to the next power of two above the sum
+        read = np.round(total / full_scale * 2**8) / 2**8 * full_scale  # one 8-bit conversion
+        assert abs(read - total) / total <= 2**-8
+        p = precision_check(8, "bf16", n)
+        signed = rng.standard_normal((200, n))
+        ratio = np.median(np.abs(signed).sum(axis=1) / np.abs(signed.sum(axis=1)))
+        assert abs(headroom_bits(ratio) - p.random_sign_headroom_bits) < 1.0
+        # digital sum: independent per-term conversion noise grows as sqrt(N), a one-sign signal as N
+        noise = rng.uniform(-0.5, 0.5, (200, n)) * 2**-8
+        rel = np.std(noise.sum(axis=1)) / n
+        assert abs(np.log2(2**-8 / np.sqrt(12) / rel) - p.digital_sum_gain_bits) < 0.2
+    assert well_electrons(8) == 65536
+    with pytest.raises(ledger.LedgerError, match="cancellation"):
+        headroom_bits(0.5)
