@@ -174,7 +174,7 @@ class HiddenCosts:
     data_mask_s: float
     conversions: Conversions
     io_rate: float
-    """Real numbers per second the boundary converts (in and out together)."""
+    """Operations per second at the boundary: real numbers written in, detector samples taken out."""
     digital_step_s: float
     static_share: float
     step_share: float
@@ -184,7 +184,19 @@ class HiddenCosts:
 
     @property
     def conversion_s(self) -> float:
-        return self.conversions.values / self.io_rate
+        """Seconds per step at the boundary: the input writes and the readout's detector samples (two per real
+        number read out, interferometric) at io_rate."""
+        return self.input_s + self.readout_s
+
+    @property
+    def input_s(self) -> float:
+        """Seconds writing the numbers that enter the optics."""
+        return self.conversions.values_in / self.io_rate
+
+    @property
+    def readout_s(self) -> float:
+        """Seconds taking the detector samples of the numbers that leave it."""
+        return self.conversions.detector_samples / self.io_rate
 
     @property
     def static_saving_s(self) -> float:
@@ -203,8 +215,10 @@ class HiddenCosts:
 
     @property
     def break_even_io_rate(self) -> float:
-        """Numbers per second at which converting takes exactly the time the static share could save."""
-        return self.conversions.values / self.static_saving_s if self.static_saving_s else math.inf
+        """Boundary operations per second (writes in, detector samples out) at which converting takes exactly the
+        time the static share could save."""
+        ops = self.conversions.boundary_operations
+        return ops / self.static_saving_s if self.static_saving_s else math.inf
 
 
 def hidden_costs(settings: Settings, enob: float = 8, gradient_format: str = "bf16", io_rate: float | None = None,

@@ -90,7 +90,13 @@ def test_hidden_costs_against_the_row():
     assert h.io_rate == 2e6 * 1031
     assert h.static_saving_s == pytest.approx(r.static_share * r.digital_step_s)
     assert h.conversion_s > h.static_saving_s
-    assert h.break_even_io_rate == pytest.approx(h.conversions.values / h.static_saving_s)
+    # the readout is timed with its detector samples: two per number read out (interferometric), one (intensity)
+    c = h.conversions
+    assert h.conversion_s == pytest.approx((c.values_in + 2 * c.values_out) / (2e6 * 1031))
+    assert h.readout_s == pytest.approx(2 * h.input_s * c.values_out / c.values_in)
+    assert h.break_even_io_rate == pytest.approx((c.values_in + 2 * c.values_out) / h.static_saving_s)
+    one = hidden_costs(make_settings(variant="hyena2_circulant", readout="intensity"))
+    assert one.conversion_s == pytest.approx(c.values / (2e6 * 1031)) and one.conversion_s < h.conversion_s
 
 
 def test_optimizer_estimate_is_tiny():

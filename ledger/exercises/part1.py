@@ -179,8 +179,9 @@ numeric("not-map-precision",
              "headroom per doubling of the tokens when random-sign terms are held as magnitudes.")
 numeric("not-map-break-even",
         lambda: _hidden.hidden_costs(Settings(variant="hyena2", seq_len=8192), mode="fused").break_even_io_rate / 1e12,
-        rel_tol=0.003, unit="trillion numbers/s",
-        hint="the saving is the static share of the digital step; divide the fused conversions by it.")
+        rel_tol=0.003, unit="trillion writes and samples/s",
+        hint="the saving is the static share of the digital step; divide the fused writes in plus detector samples out "
+             "(two per number read out) by it.")
 numeric("not-map-lm-head", lambda: _lm_head_share(8192), rel_tol=0.0002, unit="%",
         hint="group by layer and divide the LM head's FLOPs by the whole step's.")
 
