@@ -95,7 +95,9 @@ survives. intensity: one sample of |y|^2, which loses the sign of a real output 
 one) unless a known bias is added to the signal, spending part of the detector's range."""
 
 DEFAULT_ROW_PIXELS = 1920
-"""Pixels along a row: a 1920 x 1080 panel (about 2 million pixels, as the cited devices have)."""
+"""Pixels along a row: the width of a 1920 x 1080 panel. Layout "rows" folds the device's `pixels` (2,000,000)
+into rows of this length, floor(2,000,000 / 1,920) = 1,041 full rows (a real 1920 x 1080 panel has 1,080 rows,
+2,073,600 pixels), so rows x row length never exceeds the pixels the packed layout counts."""
 
 
 def modulator(name: str) -> Modulator:
@@ -130,8 +132,8 @@ class Engine:
     row_pixels: int = DEFAULT_ROW_PIXELS
     """Pixels along one row (layout "rows")."""
     input_rate: float | None = None
-    """Real numbers per second the input plane and readout convert; None: like the mask device, one real number
-    per pixel per frame (pixels x frame_rate_hz; optimistic for a binary device, whose pixel holds one bit)."""
+    """Real numbers per second the input plane writes, and samples per second the readout takes; None: like the
+    mask device, one per pixel per frame (pixels x frame_rate_hz; optimistic for a binary device, whose pixel holds one bit)."""
     readout: str = "interferometric"
     """Detection of the outputs, a key of READOUTS."""
     gpus: float = 64
@@ -210,12 +212,13 @@ class Engine:
 
     @property
     def rows_per_frame(self) -> int:
-        """Rows of encoded values one frame holds: the device's pixel rows over the cell height."""
+        """Rows of encoded values one frame holds: floor(pixels / row_pixels) pixel rows over the cell height."""
         return math.floor(self.pixels / self.row_pixels + 1e-9) // self.cell_height
 
     @property
     def io_rate(self) -> float:
-        """Real numbers per second crossing the boundary: input_rate, or pixels x frame rate."""
+        """Operations per second at the boundary, each way: real numbers the input plane writes, or samples the
+        detector takes; input_rate, or pixels x frame rate (one per pixel per frame)."""
         return float(self.input_rate) if self.input_rate is not None else self.pixels * self.frame_rate_hz
 
     @property
@@ -319,6 +322,12 @@ class Conversions:
     def detector_samples(self) -> float:
         """Samples the detector takes per step to read values_out (2 each, interferometric)."""
         return self.values_out * self.readout_samples
+
+    @property
+    def boundary_operations(self) -> float:
+        """What the boundary's rate is spent on per step: one write per number in, one detector sample per
+        sample out (values_in + detector_samples); hidden_costs times these at Engine.io_rate."""
+        return self.values_in + self.detector_samples
 
     @property
     def flops_per_value(self) -> float:

@@ -117,6 +117,8 @@ def test_rows_layout_by_hand():
     s = make_settings(variant="hyena2", seq_len=4096, layout="rows")
     e = s.device
     assert (e.row_values, e.rows_per_frame) == (1920, 1041)
+    # 2,000,000 pixels folded into rows of 1,920: 1,041 full rows, never more pixels than the packed count
+    assert e.rows_per_frame * e.row_pixels <= e.pixels < (e.rows_per_frame + 1) * e.row_pixels
     spectra = 2 * 2 * 4096 * 32  # forward and dX masks: two filters per channel, H channels, L layers
     row = step_row(s)
     assert row.weight_mask_frames == math.ceil(spectra * 3 / 1041)
@@ -222,3 +224,19 @@ def test_bad_assignments_are_refused():
         Engine(layout="grid")
     with pytest.raises(LedgerError, match=r"^readout = 'camera'"):
         Engine(readout="camera")
+
+
+def test_weight_mask_split_by_hand():
+    """Block spectra add ~30 M values to ~2.15 G filter values for the block-circulant model at 4,096 tokens."""
+    from ledger.masks import weight_mask_split
+    s = make_settings(variant="hyena2_circulant", seq_len=4096)
+    items = ledger.step_items(s)
+    split = weight_mask_split(items)
+    # blocks of 256: in-projection 12,288 x 4,096, out-projection 4,096 x 4,096, three MLP matrices 14,336 x 4,096;
+    # 129 one-sided bins per block spectrum, 32 layers, a spectrum and its conjugate (forward and dX)
+    blocks = (48 * 16 + 16 * 16 + 3 * 56 * 16) * 129 * 32 * 2
+    filters = 4097 * 4096 * 2 * 32 * 2  # S + 1 bins, H channels, two filters per channel, 32 layers, H and conj(H)
+    assert split == {"filters": filters, "blocks": blocks}
+    assert split["filters"] + split["blocks"] == ledger.mask_budget(items, s.device).weight_values
+    assert weight_mask_split(ledger.step_items(make_settings(variant="hyena2", seq_len=4096)))["blocks"] == 0
+    assert 0.01 < blocks / filters < 0.02

@@ -173,13 +173,15 @@ numeric("not-map-block-sum", _block_sum_ratio, rel_tol=0.005,
         hint="with a digital block sum every one of the p*q block products leaves the optics, in dX as in forward.")
 numeric("not-map-precision",
         lambda: _hidden.hidden_costs(Settings(variant="hyena2_circulant", seq_len=4096), enob=12,
-                                     gradient_format="fp32").precision.bits_needed,
+                                     gradient_format="fp32").precision.analog_sum_bits_random,
         rel_tol=0.01, unit="bits",
-        hint="analog accumulation: the fp32 significand (24 bits) plus log2 of the tokens summed over the step.")
+        hint="an analog sum needs the fp32 significand (24 bits) at its own scale, plus about half a bit of "
+             "headroom per doubling of the tokens when random-sign terms are held as magnitudes.")
 numeric("not-map-break-even",
         lambda: _hidden.hidden_costs(Settings(variant="hyena2", seq_len=8192), mode="fused").break_even_io_rate / 1e12,
-        rel_tol=0.003, unit="trillion numbers/s",
-        hint="the saving is the static share of the digital step; divide the fused conversions by it.")
+        rel_tol=0.003, unit="trillion writes and samples/s",
+        hint="the saving is the static share of the digital step; divide the fused writes in plus detector samples out "
+             "(two per number read out) by it.")
 numeric("not-map-lm-head", lambda: _lm_head_share(8192), rel_tol=0.0002, unit="%",
         hint="group by layer and divide the LM head's FLOPs by the whole step's.")
 
