@@ -50,3 +50,20 @@ def _half_selective() -> bool:
             sel = recompute_flops(step_items(st), ops=("attention:",))
             out.append(abs(hardware.kernel_recompute_flops(st) / sel - 0.5) < 1e-12)
     return all(out)
+
+
+@claim("ch11-causal-kernel-between-counts", CHAPTER,
+       "A causal FlashAttention step executes fewer FLOPs than PaLM's model count, which prices the full "
+       "QK^T and AV, and more than Megatron-LM's 2025 count, which halves them for the causal mask.",
+       "transformer (Llama-3-8B), S = 1,024 to 131,072 (powers of two), tiles of 64, 128 and 256")
+def _between_counts() -> bool:
+    from .. import reconcile
+    out = []
+    for s in LENGTHS:
+        if s < 1024:
+            continue
+        causal_count = reconcile.switched_step_flops("megatron-2025", s)
+        for b in (64, 128, 256):
+            st = make_settings(variant="transformer", seq_len=s, attention_kernel="flash-causal", attention_tile=b)
+            out.append(causal_count < hardware.hardware_flops(st) < hardware.model_flops(st))
+    return all(out)
