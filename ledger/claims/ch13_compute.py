@@ -12,7 +12,8 @@ LENGTHS = (2048, 4096, 8192, 16384, 32768)
 
 
 @claim("ch13-hfu-causal-below-dense", CHAPTER,
-       "With full checkpointing, HFU counted with causal FlashAttention is below HFU counted with dense attention.",
+       "With full checkpointing, the book's HFU, counting what causal FlashAttention executes, is below PaLM's HFU "
+       "(model FLOPs plus the recomputed blocks, what a dense kernel executes).",
        "transformer and hybrid, S = 2,048 to 32,768, recompute = full")
 def _hfu() -> bool:
     out = []
