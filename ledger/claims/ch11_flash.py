@@ -67,3 +67,20 @@ def _between_counts() -> bool:
             st = make_settings(variant="transformer", seq_len=s, attention_kernel="flash-causal", attention_tile=b)
             out.append(causal_count < hardware.hardware_flops(st) < hardware.model_flops(st))
     return all(out)
+
+
+@claim("ch11-packed-documents-fewer", CHAPTER,
+       "A block-causal kernel over rows that pack several documents (torchtitan's FlexAttention mask, "
+       "Megatron-LM's packed sequences) computes fewer score entries than the one-document fraction "
+       "1/2 + b/(2S), never more.",
+       "S = 2,048 to 32,768, tiles of 64, 128 and 256; rows of 2, 4 and 8 equal documents, of a quarter and "
+       "three quarters, and of one token then the rest (equal to one document: never more)")
+def _packed_fewer() -> bool:
+    out = []
+    for s in (2048, 4096, 8192, 16384, 32768):
+        for b in (64, 128, 256):
+            one = hardware.causal_score_entries(s, b)
+            for docs in ([s // 2] * 2, [s // 4] * 4, [s // 8] * 8, [s // 4, 3 * s // 4]):
+                out.append(hardware.packed_causal_score_entries(docs, b) < one)
+            out.append(hardware.packed_causal_score_entries([1, s - 1], b) <= one)
+    return all(out)
