@@ -245,6 +245,10 @@ class Topology:
 H100_NODES = Topology(gpus_per_node=8, nvlink_bandwidth=450e9, nic_bandwidth=50e9)
 """8-GPU H100 SXM nodes (DGX/HGX H100): NVLink 450 GB/s each way per GPU, one 400 Gb/s NIC per GPU."""
 
+H100_NVLINK_16 = Topology(gpus_per_node=16, nvlink_bandwidth=450e9, nic_bandwidth=50e9)
+"""A hypothetical 16-GPU NVLink domain at H100 rates (450 GB/s each way per GPU): the same ranks as two
+8-GPU nodes without crossing a node, to separate the cost of crossing from that of a larger degree."""
+
 FLAT_NETWORK = Topology(gpus_per_node=1, nvlink_bandwidth=450e9, nic_bandwidth=50e9)
 """The worst case: every hop of every ring crosses a GPU's own 50 GB/s port (one GPU per node, no NVLink tier)."""
 
