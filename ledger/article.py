@@ -515,6 +515,21 @@ wqkv (fuse_qkv=True; one product, the ledger's q, k and v items), wo, then the S
 w3 (up) and w2 (down), each as the ledger's line-item name prefixes."""
 
 
+TORCHTITAN_LLAMA3_8B_MICROBATCH_TOKENS = 8192
+"""Tokens per data-parallel rank in one forward pass of torchtitan's llama3_8b recipe (commit b5bcd76c,
+torchtitan/models/llama3/config_registry.py: num_tokens_per_microbatch_per_dp_rank = 1 x 8192, with
+max_context_length = 8192): one packed 8,192-token row per micro-batch."""
+
+
+def micro_batches_per_step(tokens_per_device: int, tokens_per_micro_batch: int) -> int:
+    """Micro-batches (forward and backward passes accumulated into one step) for a device's tokens per
+    step; a LedgerError unless the micro-batch size divides them."""
+    a, b = _positive_int("tokens_per_device", tokens_per_device), _positive_int("tokens_per_micro_batch", tokens_per_micro_batch)
+    if a % b:
+        raise LedgerError(f"tokens_per_micro_batch = {b!r}: must divide tokens_per_device = {a!r}")
+    return a // b
+
+
 def every_second_matmul(block_matmuls: tuple[tuple[str, ...], ...] = TORCHTITAN_LLAMA3_BLOCK_MATMULS) -> tuple[str, ...]:
     """Line-item prefixes torchtitan's per-operator selective activation checkpointing (SelectiveAC,
     commit b5bcd76c) recomputes in a block: the second, fourth, ... matrix product of the block's
