@@ -245,6 +245,10 @@ class Topology:
 H100_NODES = Topology(gpus_per_node=8, nvlink_bandwidth=450e9, nic_bandwidth=50e9)
 """8-GPU H100 SXM nodes (DGX/HGX H100): NVLink 450 GB/s each way per GPU, one 400 Gb/s NIC per GPU."""
 
+H100_NVLINK_16 = Topology(gpus_per_node=16, nvlink_bandwidth=450e9, nic_bandwidth=50e9)
+"""A hypothetical 16-GPU NVLink domain at H100 rates (450 GB/s each way per GPU): the same ranks as two
+8-GPU nodes without crossing a node, to separate the cost of crossing from that of a larger degree."""
+
 FLAT_NETWORK = Topology(gpus_per_node=1, nvlink_bandwidth=450e9, nic_bandwidth=50e9)
 """The worst case: every hop of every ring crosses a GPU's own 50 GB/s port (one GPU per node, no NVLink tier)."""
 
@@ -509,6 +513,21 @@ TORCHTITAN_LLAMA3_BLOCK_MATMULS = (("attention q:", "attention k:", "attention v
 """A Llama 3 block's matrix products in the order torchtitan runs them (commit b5bcd76c): the fused
 wqkv (fuse_qkv=True; one product, the ledger's q, k and v items), wo, then the SwiGLU's w1 (gate),
 w3 (up) and w2 (down), each as the ledger's line-item name prefixes."""
+
+
+TORCHTITAN_LLAMA3_8B_MICROBATCH_TOKENS = 8192
+"""Tokens per data-parallel rank in one forward pass of torchtitan's llama3_8b recipe (commit b5bcd76c,
+torchtitan/models/llama3/config_registry.py: num_tokens_per_microbatch_per_dp_rank = 1 x 8192, with
+max_context_length = 8192): one packed 8,192-token row per micro-batch."""
+
+
+def micro_batches_per_step(tokens_per_device: int, tokens_per_micro_batch: int) -> int:
+    """Micro-batches (forward and backward passes accumulated into one step) for a device's tokens per
+    step; a LedgerError unless the micro-batch size divides them."""
+    a, b = _positive_int("tokens_per_device", tokens_per_device), _positive_int("tokens_per_micro_batch", tokens_per_micro_batch)
+    if a % b:
+        raise LedgerError(f"tokens_per_micro_batch = {b!r}: must divide tokens_per_device = {a!r}")
+    return a // b
 
 
 def every_second_matmul(block_matmuls: tuple[tuple[str, ...], ...] = TORCHTITAN_LLAMA3_BLOCK_MATMULS) -> tuple[str, ...]:

@@ -226,3 +226,30 @@ def test_chinchilla_refit_is_near_twenty_tokens_per_parameter():
     assert 19 < refit < 22 < published
     with pytest.raises(LedgerError, match="fit = 'approach4'"):
         article.compute_optimal_tokens(n, "approach4")
+
+
+def test_sixteen_gpus_in_one_nvlink_domain_separate_degree_from_crossing():
+    """t = 16 in a (hypothetical) 16-GPU NVLink domain: NVLink's 450 GB/s, so the step from t = 8 is only
+    the halved work per device and the ring factor 15/16 against 7/8; two nodes add 450/400."""
+    tokens, rate = 4096, 1000e12
+    assert article.bus_bandwidth(16, article.H100_NVLINK_16) == 450e9
+    eight = article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 8, rate)
+    domain = article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 16, rate, article.H100_NVLINK_16)
+    nodes = article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 16, rate, article.H100_NODES)
+    assert domain["comm_s"] == pytest.approx(eight["comm_s"] * (15 / 16) / (7 / 8), rel=1e-12)
+    assert domain["matmul_s"] == pytest.approx(eight["matmul_s"] / 2, rel=1e-12)
+    assert domain["ratio"] / eight["ratio"] == pytest.approx(2 * (15 / 16) / (7 / 8), rel=1e-12)
+    assert nodes["ratio"] / domain["ratio"] == pytest.approx(450 / 400, rel=1e-12)
+
+
+def test_micro_batches_per_step_and_torchtitans_recipe():
+    """16,384 tokens per device: 2 micro-batches of torchtitan's 8,192-token rows, 4 of 4,096-token sequences."""
+    assert article.TORCHTITAN_LLAMA3_8B_MICROBATCH_TOKENS == 8 * 1024
+    assert article.micro_batches_per_step(16384, article.TORCHTITAN_LLAMA3_8B_MICROBATCH_TOKENS) == 2
+    assert article.micro_batches_per_step(16384, 4096) == 4
+    with pytest.raises(LedgerError, match="tokens_per_micro_batch = 3000: must divide tokens_per_device = 16384"):
+        article.micro_batches_per_step(16384, 3000)
+    with pytest.raises(LedgerError, match="tokens_per_device = 0"):
+        article.micro_batches_per_step(0, 4096)
+    with pytest.raises(LedgerError, match="tokens_per_micro_batch = 4096.0"):
+        article.micro_batches_per_step(16384, 4096.0)
