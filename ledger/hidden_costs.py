@@ -221,12 +221,15 @@ class HiddenCosts:
         return ops / self.static_saving_s if self.static_saving_s else math.inf
 
 
-def hidden_costs(settings: Settings, enob: float = 8, gradient_format: str = "bf16", io_rate: float | None = None,
+def hidden_costs(settings: Settings, enob: float | None = None, gradient_format: str = "bf16", io_rate: float | None = None,
                  mode: str = "separate", block_sum: str = "digital", weight_gradient: str = "readout") -> HiddenCosts:
     """Mask rewrites, conversions and precision of one step; io_rate defaults to the engine's
     (settings.device.io_rate: an input modulator like the mask device, one real number per pixel per frame).
     `block_sum` says where a circulant matrix sums its blocks ("digital", the FLOP classes' default, or "optical");
-    `weight_gradient` how the digital weight gradient gets U and G in fused mode ("readout" or "recompute")."""
+    `weight_gradient` how the digital weight gradient gets U and G in fused mode ("readout" or "recompute").
+    `enob` defaults to the engine's modulator mode (settings.device.effective_bits: 8 for the idealised mode)."""
+    if enob is None:
+        enob = settings.device.effective_bits
     if io_rate is None:
         io_rate = settings.device.io_rate
     check_positive_number("io_rate", io_rate)

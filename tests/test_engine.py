@@ -240,3 +240,36 @@ def test_weight_mask_split_by_hand():
     assert split["filters"] + split["blocks"] == ledger.mask_budget(items, s.device).weight_values
     assert weight_mask_split(ledger.step_items(make_settings(variant="hyena2", seq_len=4096)))["blocks"] == 0
     assert 0.01 < blocks / filters < 0.02
+
+
+def test_every_mode_states_its_precision():
+    from ledger.engine import MODULATORS
+    for m in MODULATORS.values():
+        assert m.distinct_values >= 2 and m.precision, m.name
+        assert m.effective_bits == pytest.approx(math.log2(m.distinct_values) / 2)
+    assert MODULATORS["ideal"].effective_bits == 8  # the 8-bit path chapter 08 assumes, unchanged by default
+
+
+def test_binary_cell_values_by_hand():
+    from ledger.engine import binary_cell_values, double_phase_values
+    # 4th roots of unity, any subset: a + b i with a, b in {-1, 0, 1}, nine values
+    assert binary_cell_values(4) == 9
+    assert binary_cell_values(2) == 3  # {0, 1, -1}
+    assert binary_cell_values(16) == 6561  # the superpixel count Goorden et al. (2014) report
+    # two phasors on levels {1, i, -1, -i}: 2, 2i, -2, -2i, four of modulus sqrt 2, and 0
+    assert double_phase_values(4) == 9
+    assert double_phase_values(2) == 3  # {2, 0, -2}
+    for bad in (0, 21):
+        with pytest.raises(ledger.LedgerError, match="phase_steps"):
+            binary_cell_values(bad)
+    with pytest.raises(ledger.LedgerError, match="phase_levels"):
+        double_phase_values(0)
+
+
+def test_hidden_costs_read_the_modes_precision():
+    from ledger.hidden_costs import hidden_costs
+    s = ledger.make_settings(variant="hyena2", seq_len=4096)
+    assert hidden_costs(s).precision.enob == 8
+    sp = ledger.make_settings(variant="hyena2", seq_len=4096, modulator="dmd-superpixel")
+    assert hidden_costs(sp).precision.enob == pytest.approx(math.log2(3 ** 8) / 2)
+    assert hidden_costs(sp, enob=12).precision.enob == 12  # an explicit ENOB still wins

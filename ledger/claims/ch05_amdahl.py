@@ -80,3 +80,24 @@ def _hybrid_below() -> bool:
     keys = ("forward_share", "backward_share", "step_share", "static_share")
     return all(getattr(step_row(variant="hybrid", seq_len=n), k) < getattr(step_row(variant="hyena2", seq_len=n), k)
                for n in (2048, 4096, 8192) for k in keys)
+
+
+@claim("ch05-channel-backward-same-transforms", CH,
+       "A long-convolution channel's backward pass adds no transforms beyond the forward's two: its transform "
+       "FLOPs equal the forward's, so its optical work stays about the same (between 1 and 1.1 times the "
+       "forward's) while a dense matrix's backward pass doubles (2.00 times its forward to two decimals).",
+       "one hyena2 channel and the mlp up matrix at S = 2,048, 4,096 and 8,192, recompute none")
+def _channel_backward() -> bool:
+    from ..breakdown import long_conv_channel, matrix
+    from ..settings import Settings
+    for n in (2048, 4096, 8192):
+        s = Settings(variant="hyena2", seq_len=n)
+        ch = long_conv_channel(s)
+        back = sum(ch.flops[p]["transform"] for p in ("recompute", "dX", "dW"))
+        if abs(back - ch.flops["forward"]["transform"]) > 1e-9 * back:
+            return False
+        if not 1 <= ch.optical_backward_over_forward <= 1.1:
+            return False
+        if f"{matrix(s, 'mlp up').backward_over_forward:.2f}" != "2.00":
+            return False
+    return True

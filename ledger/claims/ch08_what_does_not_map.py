@@ -154,3 +154,31 @@ def _one_gain() -> bool:
 def _training() -> bool:
     return all(step_row(variant=v, seq_len=s).step_share < step_row(variant=v, seq_len=s).forward_share
                for v in ("hyena2", "hybrid") for s in LENGTHS)
+
+
+@claim("not-map-precision-from-engine", CHAPTER,
+       "The precision argument reads its effective bits from the engine's modulator mode: 8 on the idealised "
+       "device (assumed), fewer in every cited mode.",
+       "every modulator mode, Hyena-2 and block-circulant at S = 2,048, 4,096 and 8,192")
+def _precision_from_engine() -> bool:
+    for name, mode in MODULATORS.items():
+        for v in ("hyena2", "hyena2_circulant"):
+            for s in LENGTHS:
+                enob = hidden_costs(make_settings(variant=v, seq_len=s, modulator=name)).precision.enob
+                if enob != mode.effective_bits:
+                    return False
+        if (mode.effective_bits == 8) != mode.idealised or mode.effective_bits > 8:
+            return False
+    return True
+
+
+@claim("not-map-rewrite-range-across-modes", CHAPTER,
+       "Across the modulator modes, Hyena-2's weight-mask rewrite runs from the Lee mode's time (the shortest) "
+       "to the liquid-crystal mode's (the longest).",
+       "Hyena-2 at S = 2,048, 4,096 and 8,192, every modulator mode")
+def _rewrite_range() -> bool:
+    for s in LENGTHS:
+        t = {n: step_row(variant="hyena2", seq_len=s, modulator=n).weight_mask_s for n in MODULATORS}
+        if not (min(t, key=t.get) == "dmd-lee" and max(t, key=t.get) == "lcos-double-phase"):
+            return False
+    return True
