@@ -74,12 +74,23 @@ execute: $(STAMP)
 ## the slides and the student edition are made from the build's executed chapters (nothing runs again),
 ## and the JupyterLab front-end test uses its own environment, .venv-lab.
 ## nbval's waits are bounded like the build's (30 s a cell, 30 s to start a kernel) instead of 2000 s.
+## The PDF and the student edition (with the slides) are made side by side (each mostly one core; the
+## PDF's output is shown when it ends); tests/conftest.py starts the longest test files first (times
+## of the last run, _build/test-times.json). The last line gives each phase's time and the ratio of
+## the total to the book's build (issue 20: at most 4x), from book/_tools/phase_times.py.
+PHASES := _build/phase-times.json
+PHASE = $(PY) book/_tools/phase_times.py run $(PHASES)
 test: $(STAMP) $(LAB_STAMP)
-	$(MAKE) book
-	$(MAKE) pdf PDF_REUSE_BOOK=1
-	$(MAKE) student
-	$(PY) -m pytest -q -n 2 --dist loadfile --nbval-lax --nbval-cell-timeout=30 \
-		--nbval-kernel-startup-timeout=30 tests notebooks/
+	$(PY) book/_tools/phase_times.py start $(PHASES)
+	$(PHASE) book -- $(MAKE) book
+	$(MAKE) $(NPM_STAMP)
+	@mkdir -p _build/pdf; $(PHASE) pdf -- $(MAKE) pdf PDF_REUSE_BOOK=1 > _build/pdf/make-pdf.log 2>&1 & pdf=$$!; \
+	$(PHASE) student+slides -- $(MAKE) student; student=$$?; \
+	wait $$pdf; pdf_code=$$?; echo "---- make pdf PDF_REUSE_BOOK=1 (side by side with make student):"; \
+	cat _build/pdf/make-pdf.log; [ $$student -eq 0 ] && [ $$pdf_code -eq 0 ]
+	@$(PHASE) pytest -- $(PY) -m pytest -q -n 2 --dist loadfile --nbval-lax --nbval-cell-timeout=30 \
+		--nbval-kernel-startup-timeout=30 tests notebooks/; code=$$?; \
+	$(PY) book/_tools/phase_times.py summary $(PHASES); exit $$code
 
 ## Execute every chapter N times through the build's path; report the slowest and any stall or retry.
 N ?= 5

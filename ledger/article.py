@@ -245,6 +245,10 @@ class Topology:
 H100_NODES = Topology(gpus_per_node=8, nvlink_bandwidth=450e9, nic_bandwidth=50e9)
 """8-GPU H100 SXM nodes (DGX/HGX H100): NVLink 450 GB/s each way per GPU, one 400 Gb/s NIC per GPU."""
 
+H100_NVLINK_16 = Topology(gpus_per_node=16, nvlink_bandwidth=450e9, nic_bandwidth=50e9)
+"""A hypothetical 16-GPU NVLink domain at H100 rates (450 GB/s each way per GPU): the same ranks as two
+8-GPU nodes without crossing a node, to separate the cost of crossing from that of a larger degree."""
+
 FLAT_NETWORK = Topology(gpus_per_node=1, nvlink_bandwidth=450e9, nic_bandwidth=50e9)
 """The worst case: every hop of every ring crosses a GPU's own 50 GB/s port (one GPU per node, no NVLink tier)."""
 
@@ -399,11 +403,12 @@ turns it off) and of torchtitan (mixed_precision_reduce = float32)."""
 
 def data_parallel_bytes(n_params: float, devices: float, gradient_bytes: float = GRADIENT_REDUCE_BYTES,
                         weight_bytes: float = 2.0) -> float:
-    """Bytes each device sends (and receives) per step in a ring reduce-scatter of the gradients, in
-    `gradient_bytes` per value (fp32: 4, bf16: 2), plus an all-gather of the updated weights in
-    `weight_bytes` (bf16: 2): (d - 1)/d x N x (gradient_bytes + weight_bytes). This is the traffic
-    ZeRO-style sharding of the optimizer state costs; it replaces an all-reduce of the same volume,
-    so sharding saves memory without adding bytes."""
+    """Bytes each device sends (and receives) per step under Megatron-LM's distributed optimizer (the
+    ZeRO-1/2 pattern): one ring reduce-scatter of the gradients in `gradient_bytes` per value (fp32: 4,
+    bf16: 2) and one all-gather of the updated weights in `weight_bytes` (bf16: 2),
+    (d - 1)/d x N x (gradient_bytes + weight_bytes). It moves as many elements as the all-reduce of
+    plain data parallelism but fewer bytes: 6 per parameter against an fp32 all-reduce's 8.
+    `data_parallel_traffic` gives the other frameworks' patterns."""
     d = check_positive_number("devices", devices)
     per_value = check_positive_number("gradient_bytes", gradient_bytes) + check_positive_number("weight_bytes", weight_bytes)
     return (d - 1) / d * check_positive_number("n_params", n_params) * per_value
@@ -412,15 +417,74 @@ def data_parallel_bytes(n_params: float, devices: float, gradient_bytes: float =
 def data_parallel_seconds(n_params: float, devices: int, topology: Topology | None = None,
                           gradient_bytes: float = GRADIENT_REDUCE_BYTES, weight_bytes: float = 2.0,
                           overhead_s: float = 0.0) -> float:
-    """Seconds per step of the gradient reduce-scatter and the weight all-gather of `data_parallel_bytes`
-    over `devices` GPUs packed into nodes of `topology` (default H100_NODES), by `collective_seconds`:
-    data_parallel_bytes / bus bandwidth, plus `overhead_s` per collective (0: a bandwidth lower bound)."""
-    if isinstance(devices, bool) or not isinstance(devices, int) or devices < 1:
-        raise LedgerError(f"devices = {devices!r}: must be a positive integer")
-    topology = H100_NODES if topology is None else topology
+    """Seconds per step of the distributed optimizer's gradient reduce-scatter and weight all-gather
+    (`data_parallel_bytes`) over `devices` GPUs packed into nodes of `topology` (default H100_NODES),
+    by `collective_seconds`: bytes / bus bandwidth, plus `overhead_s` per collective (0: a lower bound)."""
+    return data_parallel_traffic("megatron-distributed-optimizer", n_params, devices, topology=topology,
+                                 gradient_bytes=gradient_bytes, weight_bytes=weight_bytes,
+                                 overhead_s=overhead_s)["seconds"]
+
+
+DATA_PARALLEL_SCHEMES = ("ddp-all-reduce", "megatron-distributed-optimizer", "fsdp2-reshard-after-forward")
+"""The data-parallel communication patterns `data_parallel_traffic` models."""
+
+
+def _positive_int(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise LedgerError(f"{name} = {value!r}: must be a positive integer")
+    return value
+
+
+def data_parallel_traffic(scheme: str, n_params: float, devices: int, micro_batches: int = 1,
+                          topology: Topology | None = None, gradient_bytes: float = GRADIENT_REDUCE_BYTES,
+                          weight_bytes: float = 2.0, gathered_once_params: float = 0.0,
+                          overhead_s: float = 0.0) -> dict[str, float]:
+    """One optimizer step's data-parallel traffic per device, for a framework's pattern, with
+    `micro_batches` forward-backward passes (gradient accumulation) per step:
+
+    - "ddp-all-reduce": plain data parallelism, one all-reduce of the gradients per step (DDP skips
+      the synchronisation of all but the last micro-batch): 2 x gradient_bytes per parameter.
+    - "megatron-distributed-optimizer" (ZeRO-1/2): one gradient reduce-scatter per step, issued in the
+      last micro-batch's backward, and one all-gather of the updated weights after the optimizer step
+      (or overlapping the next forward): gradient_bytes + weight_bytes, whatever `micro_batches`.
+    - "fsdp2-reshard-after-forward" (torchtitan's FSDP2, its default without pipeline parallelism):
+      in every micro-batch the weights are all-gathered for the forward, freed, gathered again for the
+      backward, and the gradients reduce-scattered (torchtitan keeps gradient sync on while
+      accumulating): micro_batches x (2 x weight_bytes + gradient_bytes). `gathered_once_params` of
+      the n_params (torchtitan's final norm and LM head, not resharded after the forward) are gathered
+      once per micro-batch instead of twice.
+
+    Returns bytes_per_param (bytes moved per parameter per step, before the ring's (d - 1)/d), bytes
+    (each device sends, and receives, per step) and seconds (`collective_seconds` on `topology`,
+    default H100_NODES, plus `overhead_s` per collective)."""
+    if scheme not in DATA_PARALLEL_SCHEMES:
+        raise LedgerError(f"scheme = {scheme!r}: must be one of {', '.join(DATA_PARALLEL_SCHEMES)}")
+    d = _positive_int("devices", devices)
+    m = _positive_int("micro_batches", micro_batches)
     n = check_positive_number("n_params", n_params)
-    return (collective_seconds("reduce_scatter", n * check_positive_number("gradient_bytes", gradient_bytes), devices, topology, overhead_s)
-            + collective_seconds("all_gather", n * check_positive_number("weight_bytes", weight_bytes), devices, topology, overhead_s))
+    gb, wb = check_positive_number("gradient_bytes", gradient_bytes), check_positive_number("weight_bytes", weight_bytes)
+    if isinstance(gathered_once_params, bool) or not isinstance(gathered_once_params, (int, float)) \
+            or not 0 <= gathered_once_params <= n:
+        raise LedgerError(f"gathered_once_params = {gathered_once_params!r}: must be a number from 0 to n_params")
+    topology = H100_NODES if topology is None else topology
+    if scheme == "ddp-all-reduce":
+        calls = [("all_reduce", n * gb)]
+    elif scheme == "megatron-distributed-optimizer":
+        calls = [("reduce_scatter", n * gb), ("all_gather", n * wb)]
+    else:
+        calls = m * [("all_gather", n * wb), ("all_gather", (n - gathered_once_params) * wb),
+                     ("reduce_scatter", n * gb)]
+    moved = sum(size * COLLECTIVE_BUS_FACTOR[kind](d) for kind, size in calls)
+    seconds = sum(collective_seconds(kind, size, d, topology, overhead_s) for kind, size in calls if size > 0)
+    return {"bytes_per_param": sum(size for _, size in calls) / n * (2 if scheme == "ddp-all-reduce" else 1),
+            "bytes": moved, "seconds": seconds}
+
+
+def fsdp2_gathered_once_params(shape: ModelShape) -> int:
+    """Parameters torchtitan's FSDP2 keeps gathered from a micro-batch's forward to its backward: the
+    final norm and the LM head (vocab x hidden, untied as in Llama-3-8B), wrapped together with
+    reshard_after_forward off (torchtitan/distributed/fsdp.py, apply_fsdp_to_decoder)."""
+    return shape.embedding_params + shape.hidden
 
 
 # --- the recompute tax ---------------------------------------------------------------------------
@@ -442,6 +506,40 @@ def recompute_tax(items: list[LineItem], fraction: float = 1.0, ops: tuple[str, 
     """The step's FLOPs with recomputation over the step's FLOPs without (4/3 for the 6N step, fully checkpointed)."""
     step = sum(i.flops for i in items)
     return (step + recompute_flops(items, fraction, ops)) / step
+
+
+TORCHTITAN_LLAMA3_BLOCK_MATMULS = (("attention q:", "attention k:", "attention v:"), ("attention o:",),
+                                   ("mlp gate:",), ("mlp up:",), ("mlp down:",))
+"""A Llama 3 block's matrix products in the order torchtitan runs them (commit b5bcd76c): the fused
+wqkv (fuse_qkv=True; one product, the ledger's q, k and v items), wo, then the SwiGLU's w1 (gate),
+w3 (up) and w2 (down), each as the ledger's line-item name prefixes."""
+
+
+TORCHTITAN_LLAMA3_8B_MICROBATCH_TOKENS = 8192
+"""Tokens per data-parallel rank in one forward pass of torchtitan's llama3_8b recipe (commit b5bcd76c,
+torchtitan/models/llama3/config_registry.py: num_tokens_per_microbatch_per_dp_rank = 1 x 8192, with
+max_context_length = 8192): one packed 8,192-token row per micro-batch."""
+
+
+def micro_batches_per_step(tokens_per_device: int, tokens_per_micro_batch: int) -> int:
+    """Micro-batches (forward and backward passes accumulated into one step) for a device's tokens per
+    step; a LedgerError unless the micro-batch size divides them."""
+    a, b = _positive_int("tokens_per_device", tokens_per_device), _positive_int("tokens_per_micro_batch", tokens_per_micro_batch)
+    if a % b:
+        raise LedgerError(f"tokens_per_micro_batch = {b!r}: must divide tokens_per_device = {a!r}")
+    return a // b
+
+
+def every_second_matmul(block_matmuls: tuple[tuple[str, ...], ...] = TORCHTITAN_LLAMA3_BLOCK_MATMULS) -> tuple[str, ...]:
+    """Line-item prefixes torchtitan's per-operator selective activation checkpointing (SelectiveAC,
+    commit b5bcd76c) recomputes in a block: the second, fourth, ... matrix product of the block's
+    forward, in `block_matmuls` order. It saves the outputs of the others and of the attention
+    kernel (so QK^T and AV are not recomputed) and recomputes only elementwise work besides. With
+    Llama 3's fused wqkv that is wo and w3; with separate wq, wk, wv it would be wk, wo and w3."""
+    if not block_matmuls or any(not call or not all(isinstance(p, str) and p for p in call) for call in block_matmuls):
+        raise LedgerError(f"block_matmuls = {block_matmuls!r}: must be a non-empty sequence of non-empty "
+                          "tuples of line-item name prefixes")
+    return tuple(prefix for k, call in enumerate(block_matmuls, start=1) if k % 2 == 0 for prefix in call)
 
 
 # --- the optimizer's memory traffic --------------------------------------------------------------

@@ -184,8 +184,9 @@ def _assumptions() -> tuple[Assumption, ...]:
                    "recompute the recomputed forward rebuilds them anyway", variation=RECOMPUTE_INPUT_SPECTRUM),
         Assumption("Circulant block sum", OPTICAL_BLOCK_SUM, "digital (complex adds after the products)",
                    "optical (coherent superposition of the masked spectra)", {},
-                   "an optical engine can sum the q masked block spectra by superposition on one detector "
-                   "(chapter 04)", variation=OPTICAL_BLOCK_SUM),
+                   "an optical engine can sum the q masked block fields by coherent superposition on one output "
+                   "region before detection (a square-law detector adds intensities, not fields), then "
+                   "inverse-transform the sum and read it out interferometrically (chapter 04)", variation=OPTICAL_BLOCK_SUM),
         Assumption("Where filters are built", "filter_build", "once per optimizer step (a step-level accumulator)",
                    "once per micro-batch on every data-parallel rank", {"filter_build": "micro-batch"},
                    "a real run builds spectra per micro-batch per rank (ledger.run)"),

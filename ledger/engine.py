@@ -42,11 +42,56 @@ class Modulator:
     """BibTeX keys (book/references.bib) backing the rate and the encoding."""
     idealised: bool = False
     """True for the book's idealised device, which no cited product reaches."""
+    distinct_values: int = 0
+    """Distinct complex values one encoded cell can take (the mask's alphabet), zero included."""
+    precision: str = ""
+    """Why the cell takes that many values: the derivation, or the assumption."""
 
     @property
     def values_per_pixel(self) -> float:
         """Complex values per device pixel: 1 / (pixels in one cell)."""
         return 1.0 / (self.cell[0] * self.cell[1])
+
+    @property
+    def effective_bits(self) -> float:
+        """Bits per real quadrature the alphabet would give on a uniform square grid: log2(distinct values) / 2.
+        An upper bound on a real or imaginary part's resolution (a non-uniform alphabet resolves less)."""
+        return math.log2(self.distinct_values) / 2
+
+
+def binary_cell_values(phase_steps: int) -> int:
+    """Distinct complex values a binary cell makes when its pixels carry the phase_steps-th roots of unity
+    (a superpixel's 16 mirrors, or a Lee carrier period's pixels) and the spatial filter sums the pixels
+    that are on: the distinct subset sums of those roots, counted by enumeration (3^(n/2) for even n:
+    each pair of opposite roots gives +r, -r or 0, and half the roots are independent over the rationals)."""
+    check_positive_int("phase_steps", phase_steps)
+    if phase_steps > 20:
+        raise LedgerError(f"phase_steps = {phase_steps}: at most 20 (the count enumerates 2^phase_steps patterns)")
+    roots = [complex(math.cos(2 * math.pi * k / phase_steps), math.sin(2 * math.pi * k / phase_steps))
+             for k in range(phase_steps)]
+    sums = {0j}
+    for r in roots:
+        sums |= {z + r for z in sums}
+        sums = {complex(round(z.real, 9), round(z.imag, 9)) for z in sums}
+    return len(sums)
+
+
+def double_phase_values(phase_levels: int) -> int:
+    """Distinct complex values e^(i a) + e^(i b) makes with a and b each on `phase_levels` uniform phase
+    levels (a double-phase hologram on a phase-only device with that many levels), counted by enumeration."""
+    check_positive_int("phase_levels", phase_levels)
+    if phase_levels > 1024:
+        raise LedgerError(f"phase_levels = {phase_levels}: at most 1,024 (the count enumerates every pair)")
+    roots = [complex(math.cos(2 * math.pi * k / phase_levels), math.sin(2 * math.pi * k / phase_levels))
+             for k in range(phase_levels)]
+    return len({complex(round((a + b).real, 9), round((a + b).imag, 9)) for a in roots for b in roots})
+
+
+IDEAL_EFFECTIVE_BITS = 8
+"""Bits per real quadrature assumed for the idealised complex modulator: the 8-bit path chapter 08's
+precision argument assumes (2^16 distinct complex values on a square grid)."""
+LCOS_PHASE_LEVELS = 256
+"""Phase levels of an 8-bit phase-only liquid-crystal device."""
 
 
 DMD_BINARY_RATE_HZ = 9523.0
@@ -57,24 +102,38 @@ MODULATORS: dict[str, Modulator] = {m.name: m for m in (
     Modulator("ideal", "the book's idealised complex modulator", 1031.0, (1, 1),
               "one complex value (amplitude and phase) per pixel: an idealisation; the rate is of the order of a "
               "micromirror device's 8-bit grey-level pattern rate (about 250 Hz to 2 kHz across controllers), "
-              "which itself makes no coherent amplitude", ("ti2024dlpc900",), idealised=True),
+              "which itself makes no coherent amplitude", ("ti2024dlpc900",), idealised=True,
+              distinct_values=4 ** IDEAL_EFFECTIVE_BITS,
+              precision=f"assumed: {IDEAL_EFFECTIVE_BITS} bits per real quadrature, a square grid of "
+                        f"{4 ** IDEAL_EFFECTIVE_BITS:,} complex values (the 8-bit path of chapter 08)"),
     Modulator("dmd-superpixel", "binary micromirror device (DLPC900 class) at its binary pattern rate",
               DMD_BINARY_RATE_HZ, (4, 4),
               "superpixel: 4 x 4 mirrors whose spatially filtered sum sets amplitude and phase, 1/16 value per "
-              "pixel", ("ti2024dlpc900", "goorden2014superpixel")),
+              "pixel", ("ti2024dlpc900", "goorden2014superpixel"),
+              distinct_values=binary_cell_values(16),
+              precision="the 16 mirrors carry phases in steps of 2 pi / 16 and the spatial filter sums those that are "
+                        "on: the distinct subset sums of the 16th roots of unity, 3^8 = 6,561, the count Goorden et "
+                        "al. report"),
     Modulator("dmd-lee", "binary micromirror device (DLPC900 class) at its binary pattern rate",
               DMD_BINARY_RATE_HZ, (4, 1),
               "Lee binary hologram: a carrier grating of period 4 pixels along the row, a fringe's shift sets "
               "the phase and its width the amplitude; the spatial filter that keeps only the first diffraction "
               "order passes at most 1/4 of the bandwidth along the carrier, so about 1/4 value per pixel (with "
               "few phase levels: the fringe moves in whole pixels)", ("ti2024dlpc900", "lee1974binary",
-                                                                     "lee1979binary")),
+                                                                     "lee1979binary"),
+              distinct_values=binary_cell_values(4),
+              precision="one carrier period of 4 pixels, each on or off, at phases in steps of 2 pi / 4: its "
+                        "first-order coefficient is a subset sum of the 4th roots of unity, 3^2 = 9 values (zero and "
+                        "eight non-zero: two amplitudes at eight phases)"),
     Modulator("lcos-double-phase", "phase-only liquid-crystal-on-silicon modulator at video rate",
               60.0, (2, 1),
               "double-phase hologram: a complex value A e^(i phi) is the sum of two unit phasors "
               "e^(i(phi +- arccos(A/2))) on two neighbouring pixels, 1/2 value per pixel; about 60 Hz, the "
               "video rate most such devices are driven at (faster ones reach a few hundred Hz)",
-              ("hsueh1978double", "oton2009dynamic", "chen2018lcos")),
+              ("hsueh1978double", "oton2009dynamic", "chen2018lcos"),
+              distinct_values=double_phase_values(LCOS_PHASE_LEVELS),
+              precision=f"two unit phasors on {LCOS_PHASE_LEVELS} phase levels each (an 8-bit device): "
+                        "the distinct sums e^(i a) + e^(i b), counted by enumeration"),
 )}
 """Modulator modes offered as complex Fourier-plane masks, one cited row each; "ideal" is the default."""
 
@@ -95,7 +154,9 @@ survives. intensity: one sample of |y|^2, which loses the sign of a real output 
 one) unless a known bias is added to the signal, spending part of the detector's range."""
 
 DEFAULT_ROW_PIXELS = 1920
-"""Pixels along a row: a 1920 x 1080 panel (about 2 million pixels, as the cited devices have)."""
+"""Pixels along a row: the width of a 1920 x 1080 panel. Layout "rows" folds the device's `pixels` (2,000,000)
+into rows of this length, floor(2,000,000 / 1,920) = 1,041 full rows (a real 1920 x 1080 panel has 1,080 rows,
+2,073,600 pixels), so rows x row length never exceeds the pixels the packed layout counts."""
 
 
 def modulator(name: str) -> Modulator:
@@ -130,8 +191,8 @@ class Engine:
     row_pixels: int = DEFAULT_ROW_PIXELS
     """Pixels along one row (layout "rows")."""
     input_rate: float | None = None
-    """Real numbers per second the input plane and readout convert; None: like the mask device, one real number
-    per pixel per frame (pixels x frame_rate_hz; optimistic for a binary device, whose pixel holds one bit)."""
+    """Real numbers per second the input plane writes, and samples per second the readout takes; None: like the
+    mask device, one per pixel per frame (pixels x frame_rate_hz; optimistic for a binary device, whose pixel holds one bit)."""
     readout: str = "interferometric"
     """Detection of the outputs, a key of READOUTS."""
     gpus: float = 64
@@ -189,6 +250,12 @@ class Engine:
         return text
 
     @property
+    def effective_bits(self) -> float:
+        """Bits per real quadrature the mode's alphabet delivers (Modulator.effective_bits); overrides of the
+        frame rate or values per pixel leave it the mode's."""
+        return self.mode.effective_bits
+
+    @property
     def values_per_frame(self) -> float:
         """Complex values one frame holds: pixels x values per pixel."""
         return self.pixels * self.complex_values_per_pixel
@@ -210,12 +277,13 @@ class Engine:
 
     @property
     def rows_per_frame(self) -> int:
-        """Rows of encoded values one frame holds: the device's pixel rows over the cell height."""
+        """Rows of encoded values one frame holds: floor(pixels / row_pixels) pixel rows over the cell height."""
         return math.floor(self.pixels / self.row_pixels + 1e-9) // self.cell_height
 
     @property
     def io_rate(self) -> float:
-        """Real numbers per second crossing the boundary: input_rate, or pixels x frame rate."""
+        """Operations per second at the boundary, each way: real numbers the input plane writes, or samples the
+        detector takes; input_rate, or pixels x frame rate (one per pixel per frame)."""
         return float(self.input_rate) if self.input_rate is not None else self.pixels * self.frame_rate_hz
 
     @property
@@ -319,6 +387,12 @@ class Conversions:
     def detector_samples(self) -> float:
         """Samples the detector takes per step to read values_out (2 each, interferometric)."""
         return self.values_out * self.readout_samples
+
+    @property
+    def boundary_operations(self) -> float:
+        """What the boundary's rate is spent on per step: one write per number in, one detector sample per
+        sample out (values_in + detector_samples); hidden_costs times these at Engine.io_rate."""
+        return self.values_in + self.detector_samples
 
     @property
     def flops_per_value(self) -> float:

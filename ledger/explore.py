@@ -200,8 +200,12 @@ def figure_image(row: StepRow | None = None, by_phase: dict | None = None, **par
     row = step_row(**full) if row is None else row
     by_phase = phase_flops(**full) if by_phase is None else by_phase
     fig = figure(row, by_phase, **params)
-    return Image(data=figures.figure_png(fig), format="png",
-                 metadata={"alt": figures.check_alt(figure_alt(row, by_phase))})
+    png = figures.figure_png(fig)
+    # the same records ledger.figures.show keeps: label overprints, and the figure redrawn at slide size
+    overlaps = [list(pair) for pair in figures.overlapping_labels(fig)]
+    return Image(data=png, format="png",
+                 metadata={"alt": figures.check_alt(figure_alt(row, by_phase)), "overlaps": overlaps,
+                           "slide": figures.slide_figure(fig, page_overlaps=len(overlaps))})
 
 
 def figure_png(fig) -> bytes:

@@ -119,15 +119,184 @@ def figure_bundle(fig, alt: str) -> tuple[dict[str, str], dict[str, dict[str, st
     return {"image/png": png, "text/plain": alt}, {"image/png": {"alt": alt}}
 
 
+SLIDE_FIGURE_BOX = (1180, 590)
+"""CSS pixels a figure may fill on a 16:9 slide of 1280x720 (book/_tools/slides.py), under its heading."""
+
+SLIDE_MIN_FONT_PX = 20
+"""The smallest type of a slide figure, in CSS pixels at 1280x720: legible from the back of a room
+(at least 18 px), with a margin for the rounding of the fit."""
+
+
+SLIDE_DPI = 120
+"""Pixels per inch of a slide figure's PNG: about its size on a 1280x720 slide, or larger."""
+
+
+def _shown_texts(fig) -> list:
+    from matplotlib.text import Text
+
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip() and t.get_alpha() != 0]
+
+
+def overlapping_labels(fig) -> list[tuple[str, str]]:
+    """Pairs of texts of `fig` that print over each other, as drawn now: their boxes (turned with a
+    slanted text, `_text_corners`) intersect by more than two points every way. Tick labels of one
+    axis are not compared with each other (the axis spaces them), nor tick labels outside the view."""
+    if not hasattr(fig.canvas, "get_renderer"):  # a bare Figure() (the explorer's): give it an Agg canvas
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        FigureCanvasAgg(fig)
+    fig.draw_without_rendering()  # lays out every text without rasterising
+    renderer = fig.canvas.get_renderer()
+    ticks, drawn = {}, set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for t in axis.get_ticklabels(which="both"):
+                ticks[id(t)] = id(axis)
+            try:  # the ticks the axis draws (inside its view limits), not every tick it holds
+                shown = axis._update_ticks()
+            except AttributeError:  # pragma: no cover - a matplotlib without the private helper
+                shown = axis.get_major_ticks() + axis.get_minor_ticks()
+            drawn |= {id(label) for tick in shown for label in (tick.label1, tick.label2) if label.get_visible()}
+    texts = [t for t in _shown_texts(fig) if t.get_window_extent(renderer).width > 0
+             and (id(t) not in ticks or id(t) in drawn)]
+    shapes = [_text_corners(t, t.get_window_extent(renderer), fig.dpi) for t in texts]
+    found = []
+    slack = 2 * fig.dpi / 72  # two points
+    for i in range(len(texts)):
+        for j in range(i + 1, len(texts)):
+            if ticks.get(id(texts[i])) is not None and ticks.get(id(texts[i])) == ticks.get(id(texts[j])):
+                continue
+            if _convex_overlap(shapes[i], shapes[j]) > slack:
+                found.append((texts[i].get_text(), texts[j].get_text()))
+    return found
+
+
+def _text_corners(text, box, dpi: float) -> list[tuple[float, float]]:
+    """The four corners of a text's rotated box, in display pixels: its axis-aligned extent `box` for
+    a horizontal or vertical text; for a slanted one, the rectangle of the text's own height (one line
+    per line of text) and length, turned by its angle about the extent's centre."""
+    import math
+
+    angle = math.radians(text.get_rotation() % 180)
+    c, s = abs(math.cos(angle)), abs(math.sin(angle))
+    if c < 1e-6 or s < 1e-6:
+        return [(box.x0, box.y0), (box.x1, box.y0), (box.x1, box.y1), (box.x0, box.y1)]
+    height = text.get_fontsize() / 72 * dpi * 1.2 * (text.get_text().count("\n") + 1)
+    length = (box.width - height * s) / c
+    if length <= height:
+        return [(box.x0, box.y0), (box.x1, box.y0), (box.x1, box.y1), (box.x0, box.y1)]
+    cx, cy = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+    cos, sin = math.cos(angle), math.sin(angle)
+    return [(cx + u * cos - v * sin, cy + u * sin + v * cos)
+            for u, v in ((-length / 2, -height / 2), (length / 2, -height / 2),
+                         (length / 2, height / 2), (-length / 2, height / 2))]
+
+
+def _convex_overlap(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> float:
+    """How far two convex quadrilaterals overlap along the axis where they overlap least (0 when a
+    separating axis exists): the separating-axis test."""
+    import math
+
+    depth = math.inf
+    for poly in (a, b):
+        for k in range(len(poly)):
+            (x0, y0), (x1, y1) = poly[k], poly[(k + 1) % len(poly)]
+            nx, ny = y0 - y1, x1 - x0
+            norm = math.hypot(nx, ny) or 1.0
+            nx, ny = nx / norm, ny / norm
+            pa = [x * nx + y * ny for x, y in a]
+            pb = [x * nx + y * ny for x, y in b]
+            depth = min(depth, min(max(pa), max(pb)) - max(min(pa), min(pb)))
+            if depth <= 0:
+                return 0.0
+    return depth
+
+
+def _type_sizes(fig) -> tuple[dict, dict]:
+    """The current sizes in points: {text: size} for texts other than tick labels, {(axis, which): size}
+    for tick labels."""
+    ticks = {id(t) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis) for t in axis.get_ticklabels(which="both")}
+    texts = {t: t.get_fontsize() for t in _shown_texts(fig) if id(t) not in ticks}
+    axes = {}
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for which in ("major", "minor"):
+                labels = axis.get_ticklabels(which=which)
+                if labels:
+                    axes[(axis, which)] = labels[0].get_fontsize()
+    return texts, axes
+
+
+def _set_type_floor(fig, sizes: tuple[dict, dict], floor_pt: float) -> None:
+    """Every text at least `floor_pt` points (its page size when larger), tick labels through their
+    axis (so that ticks made at the next draw match), then the layout again."""
+    texts, axes = sizes
+    for (axis, which), size in axes.items():
+        axis.set_tick_params(which=which, labelsize=max(size, floor_pt))
+    for text, size in texts.items():
+        text.set_fontsize(max(size, floor_pt))
+    if fig.get_layout_engine() is None:
+        fig.tight_layout()
+
+
+def slide_figure(fig, box: tuple[int, int] = SLIDE_FIGURE_BOX, min_font_px: float = SLIDE_MIN_FONT_PX,
+                 dpi: int = SLIDE_DPI, page_overlaps: int | None = None) -> dict[str, Any]:
+    """`fig` drawn again for a slide, as a slide style would draw it: every text smaller than the size
+    that shows `min_font_px` tall once the figure is fitted into `box` is raised to that size (larger
+    texts keep theirs), but only as far as no two labels print over each other that did not on the
+    page. Returns {"png": base64, "min_font_px": the smallest type in the PNG's own pixels,
+    "overlaps": labels that print over each other}; the slide scales the type by its displayed over
+    its natural size. Changes `fig` (show closes it afterwards)."""
+    from PIL import Image
+
+    png = figure_png(fig, dpi)  # draws the figure, so that the tick labels exist
+    original = _type_sizes(fig)
+    all_sizes = list(original[0].values()) + list(original[1].values())
+    if not all_sizes:
+        return {"png": base64.b64encode(png).decode("ascii"), "min_font_px": float("inf"), "overlaps": []}
+    smallest_pt = min(all_sizes)
+    if page_overlaps is None:
+        page_overlaps = len(overlapping_labels(fig))
+
+    def points_for(png_bytes: bytes) -> float:
+        width, height = Image.open(io.BytesIO(png_bytes)).size
+        return min_font_px * 1.03 / (dpi / 72 * min(box[0] / width, box[1] / height))
+
+    floor = smallest_pt
+    for _ in range(3):  # the layout grows with the type, which shrinks the fit: repeat until it holds
+        wanted = points_for(png)
+        if wanted <= floor:
+            break
+        trial_floor = wanted
+        for fraction in (1.0, 0.8, 0.6, 0.4):  # back off where labels would collide
+            candidate = floor + (trial_floor - floor) * fraction
+            _set_type_floor(fig, original, candidate)
+            if len(overlapping_labels(fig)) <= page_overlaps:
+                floor = candidate
+                break
+        else:
+            _set_type_floor(fig, original, floor)
+            break
+        png = figure_png(fig, dpi)
+        if fraction < 1.0:
+            break
+    return {"png": base64.b64encode(png).decode("ascii"), "min_font_px": floor / 72 * dpi,
+            "overlaps": [list(pair) for pair in overlapping_labels(fig)]}
+
+
 def show(fig, alt: str) -> None:
     """Display `fig` with its alt text (what a screen reader says, what the page shows if the image fails), then close it.
 
-    Use it instead of plt.show(); closing the figure stops Jupyter from drawing it a second time.
+    Use it instead of plt.show(); closing the figure stops Jupyter from drawing it a second time. The
+    output's metadata also carries the figure drawn again for a slide (`slide_figure`), which
+    `make slides` shows in place of the page's figure.
     """
     from IPython.display import display
     import matplotlib.pyplot as plt
 
     data, metadata = figure_bundle(fig, alt)
+    overlaps = [list(pair) for pair in overlapping_labels(fig)]
+    metadata["image/png"]["overlaps"] = overlaps
+    metadata["image/png"]["slide"] = slide_figure(fig, page_overlaps=len(overlaps))
     display(data, metadata=metadata, raw=True)
     plt.close(fig)
 
@@ -175,8 +344,12 @@ def table_html(header: Sequence[Any], rows: Iterable[Sequence[Any]], align: str 
     head = "".join(cell("th", h, a) for h, a in zip(header, align))
     trs = "".join("<tr>" + "".join(cell("td", c, a) for c, a in zip(row, align)) + "</tr>" for row in body)
     cap = f"<caption>{_cell_html(caption)}</caption>" if caption else ""
-    return (f'<div class="tx-table" style="overflow-x: auto"><table class="table">{cap}'
-            f"<thead><tr>{head}</tr></thead><tbody>{trs}</tbody></table></div>")
+    # The wrapper scrolls sideways on narrow screens, so a keyboard must reach it (tabindex) and a
+    # screen reader must hear what it is (a named region): WCAG 2.1.1 and 4.1.2, axe's
+    # scrollable-region-focusable rule.
+    label = html.escape(caption or "Table: " + ", ".join(header), quote=True)
+    return (f'<div class="tx-table" style="overflow-x: auto" tabindex="0" role="region" aria-label="{label}">'
+            f'<table class="table">{cap}<thead><tr>{head}</tr></thead><tbody>{trs}</tbody></table></div>')
 
 
 def html_table(header: Sequence[Any], rows: Iterable[Sequence[Any]], align: str | None = None,

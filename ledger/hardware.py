@@ -32,7 +32,7 @@ from .step import step_items
 KERNEL_RECOMPUTE_OP = "attention: Q K^T recomputed by the kernel's backward"
 """The line item of the QK^T a flash kernel recomputes inside its backward (phase "recompute")."""
 
-__all__ = ["ATTENTION_KERNELS", "causal_score_entries", "score_fraction", "attention_core_items",
+__all__ = ["ATTENTION_KERNELS", "causal_score_entries", "packed_causal_score_entries", "score_fraction", "attention_core_items",
            "hardware_items", "hardware_flops", "hardware_flops_of", "kernel_recompute_flops", "model_flops"]
 
 
@@ -50,6 +50,35 @@ def causal_score_entries(seq_len: int, tile: int) -> int:
     for start in range(0, seq_len, tile):
         end = min(start + tile, seq_len)
         total += (end - start) * end
+    return total
+
+
+def packed_causal_score_entries(doc_lengths, tile: int) -> int:
+    """Score entries a block-sparse causal kernel computes for one head of one row that packs documents
+    of `doc_lengths` tokens, each attending causally within itself only (torchtitan's FlexAttention
+    block mask, causal and same-document; Megatron-LM's packed sequences): a tile with no unmasked
+    entry is skipped, any other tile is computed whole. One document gives causal_score_entries.
+
+    Query tile i's rows attend to keys from the start of its first row's document up to its last row,
+    a contiguous range, so it computes every key tile from that start's tile to the diagonal.
+    """
+    if isinstance(doc_lengths, (str, bytes)) or not hasattr(doc_lengths, "__iter__"):
+        raise LedgerError(f"doc_lengths = {doc_lengths!r}: must be a list of positive integers (tokens per document)")
+    lengths = list(doc_lengths)
+    if not lengths or any(isinstance(n, bool) or not isinstance(n, int) or n <= 0 for n in lengths):
+        raise LedgerError(f"doc_lengths = {doc_lengths!r}: must be a non-empty list of positive integers")
+    if isinstance(tile, bool) or not isinstance(tile, int) or tile <= 0:
+        raise LedgerError(f"attention_tile = {tile!r}: must be a positive integer")
+    seq_len = sum(lengths)
+    doc_start = []  # the first token of each token's document
+    start = 0
+    for n in lengths:
+        doc_start += [start] * n
+        start += n
+    total = 0
+    for first in range(0, seq_len, tile):
+        end = min(first + tile, seq_len)
+        total += (end - first) * (end - (doc_start[first] // tile) * tile)
     return total
 
 

@@ -29,8 +29,13 @@ A block-circulant matrix sums its block products over input blocks (forward) or 
   convolution's do. The FLOP classes then overstate the digital work by the block sum.
 
 Precision. An analog optical path resolves about ENOB bits below its full scale; a gradient
-format carries a significand of a few bits over an exponent range of many binades, and a
-weight gradient is the sum of many contributions (one per sequence, or per token).
+format carries a significand of a few bits over an exponent range of many binades, and a weight
+gradient is the sum of many contributions (one per sequence, or per token). What the summed gradient
+needs is the format's significand relative to the sum's own full scale, not each term resolved in the
+sum: a one-sign sum read once by an ENOB-bit converter is good to about 2^-ENOB of itself. Terms that
+cancel ask for headroom (the accumulator holds more than the sum it delivers), and an analog sum
+integrated on a detector is limited by its well depth (shot noise) and by drift, while a digital sum
+of separately converted terms gains from averaging their independent noise.
 """
 from __future__ import annotations
 
@@ -40,8 +45,7 @@ from .engine import (BLOCK_SUMS, MODES, WEIGHT_GRADIENTS, Conversions, conversio
                      feeds_weight_gradient, transform_size)
 from .errors import LedgerError, check_positive_number
 from .settings import Settings
-from .shapes import ModelShape
-from .step import step_items
+from .step import step_items, trained_params
 from .table import summarize
 
 FORMATS = {
@@ -86,27 +90,29 @@ class PrecisionCheck:
         """Bits the format's significand carries beyond the optical path's ENOB (negative: to spare)."""
         return self.significand_bits - self.enob
 
-    @property
-    def accumulation_bits(self) -> float:
-        """Extra bits to keep one contribution resolvable in the sum of all of them when the terms share a sign
-        (the sum grows as their count): log2(contributions), the worst case."""
-        return math.log2(self.contributions)
+    def analog_sum_bits(self, cancellation: float = 1.0) -> float:
+        """Bits below the accumulator's full scale an analog sum needs to deliver the format's significand:
+        the significand relative to the sum itself plus log2(cancellation), where cancellation is the
+        largest value the accumulator must hold over the sum it delivers (1 when the terms share a sign)."""
+        return self.significand_bits + headroom_bits(cancellation)
 
     @property
-    def accumulation_bits_random(self) -> float:
-        """The same when the terms have independent random signs (the sum grows as the square root of their
-        count): log2(contributions) / 2."""
+    def random_sign_headroom_bits(self) -> float:
+        """About 1/2 log2(contributions): independent terms of random sign integrated as magnitudes (one
+        detector per sign, or the two arms of an interferometric readout) fill the wells as N while their
+        difference, the sum, grows as sqrt(N)."""
         return 0.5 * math.log2(self.contributions)
 
     @property
-    def bits_needed(self) -> float:
-        """A contribution at the format's precision, inside the step's sum (terms of one sign)."""
-        return self.significand_bits + self.accumulation_bits
+    def analog_sum_bits_random(self) -> float:
+        """analog_sum_bits for independent random-sign terms held as magnitudes: significand + 1/2 log2 N."""
+        return self.significand_bits + self.random_sign_headroom_bits
 
     @property
-    def bits_needed_random(self) -> float:
-        """A contribution at the format's precision, inside a sum of random-sign terms."""
-        return self.significand_bits + self.accumulation_bits_random
+    def digital_sum_gain_bits(self) -> float:
+        """1/2 log2(contributions): N terms of one sign converted separately add their independent
+        conversion noise as sqrt(N) and their signal as N, so the sum's relative noise falls by sqrt(N)."""
+        return 0.5 * math.log2(self.contributions)
 
     def bits_below_peak(self, level: float) -> float:
         """Effective bits left to a value at `level` (a fraction, 0 < level <= 1) of its frame's full scale:
@@ -115,6 +121,23 @@ class PrecisionCheck:
         if level > 1:
             raise LedgerError(f"level = {level!r}: must be at most 1 (a fraction of the frame's full scale)")
         return max(0.0, self.enob + math.log2(level))
+
+
+def headroom_bits(cancellation: float) -> float:
+    """log2(cancellation): bits of full scale an accumulator spends above the sum it delivers when terms
+    cancel; cancellation = (largest value held) / |sum|, at least 1."""
+    check_positive_number("cancellation", cancellation)
+    if cancellation < 1:
+        raise LedgerError(f"cancellation = {cancellation!r}: must be at least 1 (the accumulator holds at "
+                          "least the sum it delivers)")
+    return math.log2(cancellation)
+
+
+def well_electrons(bits: float) -> float:
+    """Photoelectrons a detector well must hold at full scale for `bits` shot-noise-limited bits:
+    SNR at full scale is sqrt(W), so W = 4^bits (65,536 for 8 bits)."""
+    check_positive_number("bits", bits)
+    return 4.0 ** bits
 
 
 def precision_check(enob: float = 8, gradient_format: str = "bf16", contributions: float = 1) -> PrecisionCheck:
@@ -134,10 +157,13 @@ def weight_gradient_contributions(settings: Settings) -> float:
     return float(settings.sequences)
 
 
-def optimizer_flops(shape: ModelShape, flops_per_parameter: float = 12) -> float:
-    """An estimate (not a ledger count) of one AdamW update: about a dozen FLOPs per parameter."""
+def optimizer_flops(s: Settings, flops_per_parameter: float = 12) -> float:
+    """An estimate (not a ledger count) of one AdamW update of variant `s`: about a dozen FLOPs for each
+    parameter it updates (ledger.step.trained_params: matrices, embedding, norms, short-conv taps)."""
+    if not isinstance(s, Settings):
+        raise LedgerError(f"optimizer_flops: settings = {s!r}: must be a ledger.Settings (the variant's own parameters)")
     check_positive_number("flops_per_parameter", flops_per_parameter)
-    return flops_per_parameter * shape.matrix_params
+    return flops_per_parameter * trained_params(s)
 
 
 @dataclass(frozen=True)
@@ -148,7 +174,7 @@ class HiddenCosts:
     data_mask_s: float
     conversions: Conversions
     io_rate: float
-    """Real numbers per second the boundary converts (in and out together)."""
+    """Operations per second at the boundary: real numbers written in, detector samples taken out."""
     digital_step_s: float
     static_share: float
     step_share: float
@@ -158,7 +184,19 @@ class HiddenCosts:
 
     @property
     def conversion_s(self) -> float:
-        return self.conversions.values / self.io_rate
+        """Seconds per step at the boundary: the input writes and the readout's detector samples (two per real
+        number read out, interferometric) at io_rate."""
+        return self.input_s + self.readout_s
+
+    @property
+    def input_s(self) -> float:
+        """Seconds writing the numbers that enter the optics."""
+        return self.conversions.values_in / self.io_rate
+
+    @property
+    def readout_s(self) -> float:
+        """Seconds taking the detector samples of the numbers that leave it."""
+        return self.conversions.detector_samples / self.io_rate
 
     @property
     def static_saving_s(self) -> float:
@@ -177,16 +215,21 @@ class HiddenCosts:
 
     @property
     def break_even_io_rate(self) -> float:
-        """Numbers per second at which converting takes exactly the time the static share could save."""
-        return self.conversions.values / self.static_saving_s if self.static_saving_s else math.inf
+        """Boundary operations per second (writes in, detector samples out) at which converting takes exactly the
+        time the static share could save."""
+        ops = self.conversions.boundary_operations
+        return ops / self.static_saving_s if self.static_saving_s else math.inf
 
 
-def hidden_costs(settings: Settings, enob: float = 8, gradient_format: str = "bf16", io_rate: float | None = None,
+def hidden_costs(settings: Settings, enob: float | None = None, gradient_format: str = "bf16", io_rate: float | None = None,
                  mode: str = "separate", block_sum: str = "digital", weight_gradient: str = "readout") -> HiddenCosts:
     """Mask rewrites, conversions and precision of one step; io_rate defaults to the engine's
     (settings.device.io_rate: an input modulator like the mask device, one real number per pixel per frame).
     `block_sum` says where a circulant matrix sums its blocks ("digital", the FLOP classes' default, or "optical");
-    `weight_gradient` how the digital weight gradient gets U and G in fused mode ("readout" or "recompute")."""
+    `weight_gradient` how the digital weight gradient gets U and G in fused mode ("readout" or "recompute").
+    `enob` defaults to the engine's modulator mode (settings.device.effective_bits: 8 for the idealised mode)."""
+    if enob is None:
+        enob = settings.device.effective_bits
     if io_rate is None:
         io_rate = settings.device.io_rate
     check_positive_number("io_rate", io_rate)

@@ -44,6 +44,20 @@ def mask_budget(items: Iterable[LineItem], device: Engine) -> MaskBudget:
     return MaskBudget(weight, data, wf, df, wf / rate, df / rate)
 
 
+LONG_CONV_PREFIX = "long conv:"
+"""Line items of the Hyena long convolutions start their op with this (ledger.layers); the rest are weight blocks."""
+
+
+def weight_mask_split(items: Iterable[LineItem]) -> dict[str, float]:
+    """Weight-mask complex values per step split into {"filters": long-convolution filter spectra,
+    "blocks": block-circulant weight spectra}; their sum is mask_budget's weight_values."""
+    out = {"filters": 0.0, "blocks": 0.0}
+    for i in items:
+        if i.cls == "weight_product":
+            out["filters" if i.op.startswith(LONG_CONV_PREFIX) else "blocks"] += i.mask_values
+    return out
+
+
 def digital_step_seconds(step_flops: float, device: Engine) -> float:
     """The whole step, optical classes included, run digitally on the illustrative cluster."""
     return step_flops / device.cluster_flops

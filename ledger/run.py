@@ -32,11 +32,12 @@ optimizer step (the book's idealisation) or once per micro-batch per data-parall
 
 PUBLISHED_STEP_TOKENS = (
     ("Llama 2, whole run", "touvron2023llama2", 4 * 2**20),
-    ("Llama 3, start of pre-training", "dubey2024llama3", 4 * 2**20),
-    ("Llama 3, end of pre-training", "dubey2024llama3", 16 * 2**20),
+    ("Llama 3 405B, start of pre-training", "dubey2024llama3", 4 * 2**20),
+    ("Llama 3 405B, end of pre-training", "dubey2024llama3", 16 * 2**20),
 )
-"""(run, citation key, tokens per optimizer step) as published: Llama 2 used 4M tokens per step; Llama 3
-started at 4M and doubled twice, to 16M. "M" is taken as 2**20 so that every sequence length divides it."""
+"""(run, citation key, tokens per optimizer step) as published: Llama 2 used 4M tokens per step; Llama 3 405B
+started at 4M and doubled twice, to 16M (the schedule the Llama 3 paper reports for its largest model, not
+for the 8B model the book follows). "M" is taken as 2**20 so that every sequence length divides it."""
 
 
 def check_run(micro_batches, filter_build) -> None:
@@ -175,3 +176,64 @@ def engine_per_gpu_weight_mask_s(s: "Settings", pipeline_stages: int = 1) -> flo
     from .table import step_row
     policy = run_policy(s, pipeline_stages)
     return policy.micro_batches * step_row(s).weight_mask_s
+
+
+# --- Activations a layer keeps for its backward pass ----------------------------------------------
+
+ACTIVATION_CONVENTION = (
+    "the tensors autograd keeps for one Llama-style layer with no recomputation, tallied as Korthikanti et al. "
+    "(2022) tally a transformer layer (34 s b h + 5 a s^2 b bytes in 16-bit), adapted: no dropout masks (Llama "
+    "trains without dropout), no attention scores (a fused attention kernel keeps only the output and per-row "
+    "statistics), grouped key/value heads and a SwiGLU MLP. Per token, in values: each norm's input (h); "
+    "attention: normed input, q, attention output (3h) and k, v (2 kv); a Hyena mixer: normed input, the three "
+    "projected streams, the long-convolution output and the gated product (6h), its kept spectra counted "
+    "apart; MLP: gate, silu(gate), up and their product (4f)")
+"""The convention behind activation_values_per_token: what one layer holds per token for its backward pass."""
+
+
+def activation_values_per_token(s: "Settings", mixer: str) -> int:
+    """Values one layer (mixer "attention" or "hyena") keeps per token for its backward (ACTIVATION_CONVENTION).
+
+    Excludes the Hyena spectra (spectra_bytes_per_sequence counts them), weights, gradients and optimizer state.
+    """
+    h, kv, f = s.shape.hidden, s.shape.kv_dim, s.shape.intermediate
+    mixers = {"attention": 3 * h + 2 * kv, "hyena": 6 * h}
+    if mixer not in mixers:
+        raise LedgerError(f"mixer = {mixer!r}: must be one of {', '.join(mixers)}")
+    return 2 * h + mixers[mixer] + 4 * f
+
+
+@dataclass(frozen=True)
+class RankActivations:
+    """Activation bytes one data-parallel rank holds at the start of its backward pass, under the run policy."""
+
+    tokens: float
+    """Tokens in flight on the rank: one micro-batch."""
+    recompute: str
+    per_token_layer_bytes: float
+    """Bytes per token per layer with nothing recomputed, averaged over the model's layers."""
+    bytes: float
+    """recompute "none": every layer's activations for the micro-batch; "full": every layer's input (the
+    checkpoints) plus one layer's activations, rebuilt when its backward starts."""
+    hbm_bytes_per_gpu: float
+
+    @property
+    def of_hbm(self) -> float:
+        """bytes / one GPU's HBM."""
+        return self.bytes / self.hbm_bytes_per_gpu
+
+
+def rank_activations(s: "Settings", bytes_per_value: float = 2, hbm_bytes_per_gpu: float = 80e9) -> RankActivations:
+    """What one rank's micro-batch holds for the backward pass (ACTIVATION_CONVENTION), kept spectra excluded."""
+    check_positive_number("bytes_per_value", bytes_per_value)
+    check_positive_number("hbm_bytes_per_gpu", hbm_bytes_per_gpu)
+    policy = run_policy(s)
+    tokens = policy.sequences_per_micro_batch * s.seq_len
+    per_layer = [activation_values_per_token(s, "attention")] * s.attention_layers + \
+                [activation_values_per_token(s, "hyena")] * s.hyena_layers
+    if s.recompute == "full":
+        per_token = s.shape.n_layers * s.shape.hidden + max(per_layer)
+    else:
+        per_token = sum(per_layer)
+    return RankActivations(tokens, s.recompute, bytes_per_value * sum(per_layer) / len(per_layer),
+                           tokens * per_token * bytes_per_value, hbm_bytes_per_gpu)

@@ -16,7 +16,7 @@ Device = Engine
 VARIANTS = ("transformer", "hyena2", "hybrid", "hyena2_circulant")
 DEFAULT_STEP_TOKENS = 1_048_576
 """One optimizer step of 2**20 tokens: an illustration, a quarter of the 4M tokens Llama 2 and early Llama 3
-used per step and 1/16 of Llama 3's final 16M (ledger.run.PUBLISHED_STEP_TOKENS)."""
+405B used per step and 1/16 of Llama 3 405B's final 16M (ledger.run.PUBLISHED_STEP_TOKENS)."""
 DEFAULT_HYBRID_ATTENTION_FRACTION = 0.25
 """The hybrid keeps attention in a quarter of its layers (every fourth layer; illustrative)."""
 RECOMPUTE_MODES = ("none", "full")

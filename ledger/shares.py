@@ -77,6 +77,33 @@ def gain_fraction(fraction: float, speedup: float) -> float:
     return (1 - 1 / s) * (1 - fraction) / ((1 - fraction) + fraction / s)
 
 
+def gain_fraction_of_limit(fraction: float, speedup: float) -> float:
+    """gain_fraction(p, s) / (1 - 1/s) = (1 - p) / ((1 - p) + p/s): how close a share comes to the small-p limit.
+
+    1 at p -> 0; it falls as p grows (0.85 at p = 0.27, s = 2), so "close to 1 - 1/s" holds only for small shares.
+    """
+    s = check_speedup(speedup)
+    if s <= 1:
+        from .errors import LedgerError
+        raise LedgerError(f"optical_speedup = {speedup!r}: must exceed 1 (at s = 1 there is no gain to reach)")
+    return gain_fraction(fraction, s) / (1 - 1 / s)
+
+
+def largest_share_within(speedup: float, tolerance: float = 0.1) -> float:
+    """The largest share p whose gain fraction stays within `tolerance` (relative) of 1 - 1/s at speed-up s.
+
+    Solves (1 - p) / ((1 - p) + p/s) = 1 - tolerance: p = s t / ((1 - t) + s t); 1/7 (14.3%) at s = 1.5, t = 0.1.
+    The fraction is monotone in p and in s, so every p up to this value, at every larger s, is within too.
+    """
+    s = check_speedup(speedup)
+    if not 0 < tolerance < 1:
+        from .errors import LedgerError
+        raise LedgerError(f"tolerance = {tolerance!r}: must lie strictly between 0 and 1")
+    if math.isinf(s):
+        return 1.0
+    return s * tolerance / ((1 - tolerance) + s * tolerance)
+
+
 def digital_over_optical(items: Iterable[LineItem]) -> dict[str, float]:
     """{phase: digital FLOPs / optical FLOPs} for forward, dX and dW: how many times the rest outweighs the optics."""
     table = flops_by_phase_and_class(items)

@@ -61,6 +61,21 @@ def matrix_params(s: Settings) -> int:
     return sum(m.params for m in weight_matrices(s))
 
 
+SHORT_CONV_TAPS = 3
+"""Taps of the Hyena short convolution on each of its 3H channels (ledger.layers.hyena_mixing)."""
+
+
+def trained_params(s: Settings) -> int:
+    """Every parameter the variant's optimizer updates: the matrices (LM head included, block-circulant ones
+    at 1/b), the input embedding unless tied, the RMSNorm weights and the Hyena short-convolution taps.
+
+    The implicit long-convolution filters' small networks are not counted: the ledger has no shape for them.
+    """
+    embedding = 0 if s.shape.tied_embeddings else s.shape.embedding_params
+    short_taps = SHORT_CONV_TAPS * 3 * s.shape.hidden * s.hyena_layers
+    return matrix_params(s) + embedding + s.shape.norm_params + short_taps
+
+
 def _matrix_items(s: Settings, m: WeightMatrix) -> list[LineItem]:
     make = circulant_matrix if m.circulant else dense_matrix
     return make(s, m.name, m.layer, m.rows, m.cols, m.n_layers)

@@ -127,6 +127,24 @@ def test_selective_recompute_and_replicated_optimizer():
     assert math.isclose(replicated["ratio"], 64 * sharded["ratio"])
 
 
+def test_torchtitan_op_level_selective_recomputes_every_second_matmul():
+    """torchtitan's SelectiveAC recomputes the 2nd, 4th, ... matrix product of a block: wo and w3 with
+    the fused wqkv (a third of the block's matrix forward for Llama-3-8B), wk as well without it."""
+    assert a.every_second_matmul() == ("attention o:", "mlp up:")
+    separate = (("attention q:",), ("attention k:",), ("attention v:",), ("attention o:",),
+                ("mlp gate:",), ("mlp up:",), ("mlp down:",))
+    assert a.every_second_matmul(separate) == ("attention k:", "attention o:", "mlp up:")
+    items = ledger.step_items(ledger.Settings(variant="transformer", seq_len=4096))
+    shape, tokens = ledger.LLAMA3_8B, 1_048_576
+    extra = a.recompute_flops(items, ops=a.every_second_matmul())
+    assert extra == 2 * tokens * shape.n_layers * (shape.hidden * shape.hidden + shape.hidden * shape.intermediate)
+    assert 0.33 < extra / (2 * tokens * shape.n_layers * a.layer_params_exact(shape)) < 0.35
+    with pytest.raises(LedgerError, match="block_matmuls = \\(\\)"):
+        a.every_second_matmul(())
+    with pytest.raises(LedgerError, match="block_matmuls"):
+        a.every_second_matmul((("attention q:",), ()))
+
+
 def test_ridge_batch_reaches_the_ridge():
     m = a.ridge_batch(4096, 4096, 1e15, 3.35e12)
     assert math.isclose(a.arithmetic_intensity(m, 4096, 4096, 2), a.ridge_point(1e15, 3.35e12))

@@ -188,3 +188,10 @@ def test_grid_shortcut_matches_a_fresh_count(variant, variations):
         assert dict(fast.kernel_flops) == pytest.approx(dict(slow.kernel_flops), rel=1e-12)
         assert dict(fast.optical_kernel_flops) == pytest.approx(dict(slow.optical_kernel_flops), rel=1e-12)
         assert (fast.weight_values, fast.data_values) == (slow.weight_values, slow.data_values)
+
+
+def test_optical_block_sum_is_coherent_before_detection():
+    """A square-law detector adds intensities: the optical block sum must superpose fields before detection."""
+    text = by_name("Circulant block sum").why
+    assert "coherent superposition" in text and "before detection" in text
+    assert "on one detector" not in text

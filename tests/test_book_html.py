@@ -10,6 +10,7 @@ The test also checks that no static page carries a dead widget and that no page 
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -102,7 +103,10 @@ def _both_numbers(want: str, got: str) -> bool:
     return bool(number.fullmatch(want) and number.fullmatch(got))
 
 
+@functools.cache
 def article(docname: str) -> BeautifulSoup:
+    """The page's <article> (the whole page if it has none), parsed once for all the tests that read it:
+    parsing is most of this file's time. The tests only read it."""
     soup = BeautifulSoup(built_page(docname).read_text(), "html.parser")
     main = soup.find("article") or soup
     return main

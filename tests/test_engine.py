@@ -117,6 +117,8 @@ def test_rows_layout_by_hand():
     s = make_settings(variant="hyena2", seq_len=4096, layout="rows")
     e = s.device
     assert (e.row_values, e.rows_per_frame) == (1920, 1041)
+    # 2,000,000 pixels folded into rows of 1,920: 1,041 full rows, never more pixels than the packed count
+    assert e.rows_per_frame * e.row_pixels <= e.pixels < (e.rows_per_frame + 1) * e.row_pixels
     spectra = 2 * 2 * 4096 * 32  # forward and dX masks: two filters per channel, H channels, L layers
     row = step_row(s)
     assert row.weight_mask_frames == math.ceil(spectra * 3 / 1041)
@@ -222,3 +224,52 @@ def test_bad_assignments_are_refused():
         Engine(layout="grid")
     with pytest.raises(LedgerError, match=r"^readout = 'camera'"):
         Engine(readout="camera")
+
+
+def test_weight_mask_split_by_hand():
+    """Block spectra add ~30 M values to ~2.15 G filter values for the block-circulant model at 4,096 tokens."""
+    from ledger.masks import weight_mask_split
+    s = make_settings(variant="hyena2_circulant", seq_len=4096)
+    items = ledger.step_items(s)
+    split = weight_mask_split(items)
+    # blocks of 256: in-projection 12,288 x 4,096, out-projection 4,096 x 4,096, three MLP matrices 14,336 x 4,096;
+    # 129 one-sided bins per block spectrum, 32 layers, a spectrum and its conjugate (forward and dX)
+    blocks = (48 * 16 + 16 * 16 + 3 * 56 * 16) * 129 * 32 * 2
+    filters = 4097 * 4096 * 2 * 32 * 2  # S + 1 bins, H channels, two filters per channel, 32 layers, H and conj(H)
+    assert split == {"filters": filters, "blocks": blocks}
+    assert split["filters"] + split["blocks"] == ledger.mask_budget(items, s.device).weight_values
+    assert weight_mask_split(ledger.step_items(make_settings(variant="hyena2", seq_len=4096)))["blocks"] == 0
+    assert 0.01 < blocks / filters < 0.02
+
+
+def test_every_mode_states_its_precision():
+    from ledger.engine import MODULATORS
+    for m in MODULATORS.values():
+        assert m.distinct_values >= 2 and m.precision, m.name
+        assert m.effective_bits == pytest.approx(math.log2(m.distinct_values) / 2)
+    assert MODULATORS["ideal"].effective_bits == 8  # the 8-bit path chapter 08 assumes, unchanged by default
+
+
+def test_binary_cell_values_by_hand():
+    from ledger.engine import binary_cell_values, double_phase_values
+    # 4th roots of unity, any subset: a + b i with a, b in {-1, 0, 1}, nine values
+    assert binary_cell_values(4) == 9
+    assert binary_cell_values(2) == 3  # {0, 1, -1}
+    assert binary_cell_values(16) == 6561  # the superpixel count Goorden et al. (2014) report
+    # two phasors on levels {1, i, -1, -i}: 2, 2i, -2, -2i, four of modulus sqrt 2, and 0
+    assert double_phase_values(4) == 9
+    assert double_phase_values(2) == 3  # {2, 0, -2}
+    for bad in (0, 21):
+        with pytest.raises(ledger.LedgerError, match="phase_steps"):
+            binary_cell_values(bad)
+    with pytest.raises(ledger.LedgerError, match="phase_levels"):
+        double_phase_values(0)
+
+
+def test_hidden_costs_read_the_modes_precision():
+    from ledger.hidden_costs import hidden_costs
+    s = ledger.make_settings(variant="hyena2", seq_len=4096)
+    assert hidden_costs(s).precision.enob == 8
+    sp = ledger.make_settings(variant="hyena2", seq_len=4096, modulator="dmd-superpixel")
+    assert hidden_costs(sp).precision.enob == pytest.approx(math.log2(3 ** 8) / 2)
+    assert hidden_costs(sp, enob=12).precision.enob == 12  # an explicit ENOB still wins

@@ -128,3 +128,52 @@ def test_pipe_table_keeps_its_rule_alignment():
         parse_pipe_table("model, step")
     with pytest.raises(LedgerError, match="rule"):
         parse_pipe_table("| a |\n| b |")
+
+
+def test_overlapping_labels_finds_text_printed_over_text():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ledger.figures import overlapping_labels
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.annotate("M = 4,096", (0.5, 0.5))
+    ax.annotate("M = 16,384", (0.52, 0.5))
+    ax.annotate("apart", (0.1, 0.1))
+    assert overlapping_labels(fig) == [("M = 4,096", "M = 16,384")]
+    plt.close(fig)
+    # slanted labels: apart when parallel and side by side, found when they cross
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.text(0.2, 0.5, "a slanted label", rotation=40)
+    ax.text(0.5, 0.5, "another slanted", rotation=40)
+    assert overlapping_labels(fig) == []
+    ax.text(0.25, 0.6, "crossing it here", rotation=-40)
+    assert ("a slanted label", "crossing it here") in overlapping_labels(fig)
+    plt.close(fig)
+
+
+def test_slide_figure_enlarges_type_to_the_slide():
+    """A 7 x 4.2 in figure at the book's style: its smallest type (8 pt legend) is under 18 px when
+    fitted to the slide as drawn for the page; the slide drawing reaches 20 px without new overlaps."""
+    import base64
+    import io
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from ledger.figures import SLIDE_FIGURE_BOX, figure_style, slide_figure
+
+    figure_style()
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    ax.plot([1, 2, 3], label="a series")
+    ax.legend()
+    ax.set_xlabel("sequence length")
+    slide = slide_figure(fig)
+    width, height = Image.open(io.BytesIO(base64.b64decode(slide["png"]))).size
+    shown = slide["min_font_px"] * min(SLIDE_FIGURE_BOX[0] / width, SLIDE_FIGURE_BOX[1] / height)
+    assert shown >= 18, shown
+    assert slide["overlaps"] == []
+    plt.close(fig)

@@ -28,3 +28,27 @@ def test_bad_fraction_is_refused():
         gain_fraction(1.0, 10)
     with pytest.raises(ledger.LedgerError):
         gain_fraction(0.1, 0)
+
+
+def test_close_to_the_limit_only_for_small_shares():
+    from ledger.shares import gain_fraction_of_limit, largest_share_within
+    # the reviewer's figures, from (1 - p) / ((1 - p) + p/s) by hand
+    assert gain_fraction_of_limit(0.2657, 2) == pytest.approx(0.7343 / (0.7343 + 0.2657 / 2), rel=1e-12)
+    assert 0.84 < gain_fraction_of_limit(0.2657, 2) < 0.85
+    assert 0.80 < gain_fraction_of_limit(0.2657, 1.5) < 0.81
+    assert 0.76 < gain_fraction_of_limit(0.3789, 2) < 0.77
+    # the boundary: exactly 10% short at p = 1/7 for s = 1.5; inside below it, outside above it
+    p_max = largest_share_within(1.5)
+    assert p_max == pytest.approx(1 / 7, rel=1e-12)
+    assert gain_fraction_of_limit(p_max, 1.5) == pytest.approx(0.9, rel=1e-12)
+    assert gain_fraction_of_limit(0.99 * p_max, 1.5) > 0.9 > gain_fraction_of_limit(1.01 * p_max, 1.5)
+    # a faster engine tolerates a larger share
+    assert largest_share_within(2) > p_max and largest_share_within(math.inf) == 1.0
+
+
+def test_limit_helpers_refuse_bad_input():
+    from ledger.shares import gain_fraction_of_limit, largest_share_within
+    with pytest.raises(ledger.LedgerError, match="optical_speedup"):
+        gain_fraction_of_limit(0.1, 1)
+    with pytest.raises(ledger.LedgerError, match="tolerance"):
+        largest_share_within(2, tolerance=1.5)

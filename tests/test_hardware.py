@@ -255,3 +255,48 @@ def test_position_limits_of_the_shipped_configs():
     assert position_limits(configs / "TinyLlama-1.1B" / "config.json")["max_position_embeddings"] == 2048
     with pytest.raises(LedgerError, match="no such file"):
         position_limits(configs / "missing" / "config.json")
+
+
+def _block_sparse_entries(doc_lengths, tile):
+    """Brute force: build the causal same-document mask and count whole tiles with any unmasked entry."""
+    doc = np.repeat(np.arange(len(doc_lengths)), doc_lengths)
+    seq_len = len(doc)
+    q, k = np.meshgrid(np.arange(seq_len), np.arange(seq_len), indexing="ij")
+    mask = (k <= q) & (doc[q] == doc[k])
+    total = 0
+    for i in range(0, seq_len, tile):
+        for j in range(0, seq_len, tile):
+            block = mask[i:i + tile, j:j + tile]
+            if block.any():
+                total += block.size
+    return total
+
+
+@pytest.mark.parametrize("doc_lengths,tile", [
+    ([64], 8), ([32, 32], 8), ([20, 30, 14], 8), ([1] * 40, 8), ([5, 50, 9], 16), ([100], 7), ([1, 99], 10),
+])
+def test_packed_documents_count_the_tiles_a_block_mask_keeps(doc_lengths, tile):
+    assert hardware.packed_causal_score_entries(doc_lengths, tile) == _block_sparse_entries(doc_lengths, tile)
+
+
+def test_packed_documents_never_exceed_one_document_and_fall_below_it_when_a_tile_is_empty():
+    tile, seq_len = 128, 4096
+    one = hardware.causal_score_entries(seq_len, tile)
+    assert hardware.packed_causal_score_entries([seq_len], tile) == one
+    # a boundary inside the first tile empties no tile: the same work
+    assert hardware.packed_causal_score_entries([1, seq_len - 1], tile) == one
+    for n_docs in (2, 4, 8, 32):
+        packed = hardware.packed_causal_score_entries([seq_len // n_docs] * n_docs, tile)
+        # documents of whole tiles: each is its own causal triangle of tiles
+        assert packed == n_docs * hardware.causal_score_entries(seq_len // n_docs, tile) < one
+
+
+@pytest.mark.parametrize("bad,match", [
+    ([], "doc_lengths = \\[\\]"), ([0, 10], "doc_lengths = \\[0, 10\\]"), ("abc", "doc_lengths = 'abc'"),
+    ([2.5], "doc_lengths = \\[2.5\\]"), (7, "doc_lengths = 7"),
+])
+def test_bad_document_lengths_are_refused(bad, match):
+    with pytest.raises(LedgerError, match=match):
+        hardware.packed_causal_score_entries(bad, 128)
+    with pytest.raises(LedgerError, match="attention_tile = 0"):
+        hardware.packed_causal_score_entries([10], 0)

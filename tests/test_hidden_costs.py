@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
 import ledger
+from ledger.table import make_settings
 from ledger.hidden_costs import (FORMATS, conversions, hidden_costs, optimizer_flops, precision_check,
                                  transform_size, weight_gradient_contributions)
 
@@ -66,8 +67,10 @@ def test_transform_size():
 def test_precision():
     p = precision_check(8, "bf16", 256)
     assert p.significand_short_by == 0
-    assert p.accumulation_bits == 8
-    assert p.bits_needed == 16
+    # the sum needs the significand at its own full scale, not log2 N more bits to resolve each term
+    assert p.analog_sum_bits() == 8 == p.enob
+    assert p.analog_sum_bits(16) == 12 and p.analog_sum_bits_random == 12
+    assert p.digital_sum_gain_bits == 4
     assert p.snr_db == pytest.approx(49.92)
     assert p.format_range_db > p.enob_range_db
     assert precision_check(6, "fp32").significand_short_by == 18
@@ -87,12 +90,31 @@ def test_hidden_costs_against_the_row():
     assert h.io_rate == 2e6 * 1031
     assert h.static_saving_s == pytest.approx(r.static_share * r.digital_step_s)
     assert h.conversion_s > h.static_saving_s
-    assert h.break_even_io_rate == pytest.approx(h.conversions.values / h.static_saving_s)
+    # the readout is timed with its detector samples: two per number read out (interferometric), one (intensity)
+    c = h.conversions
+    assert h.conversion_s == pytest.approx((c.values_in + 2 * c.values_out) / (2e6 * 1031))
+    assert h.readout_s == pytest.approx(2 * h.input_s * c.values_out / c.values_in)
+    assert h.break_even_io_rate == pytest.approx((c.values_in + 2 * c.values_out) / h.static_saving_s)
+    one = hidden_costs(make_settings(variant="hyena2_circulant", readout="intensity"))
+    assert one.conversion_s == pytest.approx(c.values / (2e6 * 1031)) and one.conversion_s < h.conversion_s
 
 
 def test_optimizer_estimate_is_tiny():
     r = ledger.step_row(variant="transformer")
-    assert optimizer_flops(ledger.LLAMA3_8B) / r.step_flops < 1e-5
+    assert optimizer_flops(make_settings(variant="transformer")) / r.step_flops < 1e-5
+
+
+def test_optimizer_counts_the_variants_own_parameters():
+    """Llama-3-8B: 8,030,261,248 parameters (its published 8.03 B); Hyena-2 by hand from its shapes."""
+    from ledger.step import trained_params
+    tr = make_settings(variant="transformer")
+    assert trained_params(tr) == 8_030_261_248
+    h, inter, vocab, layers = 4096, 14336, 128256, 32
+    hyena = layers * (3 * h * h + h * h + 3 * inter * h) + 2 * vocab * h + (2 * layers + 1) * h + layers * 3 * 3 * h
+    assert trained_params(make_settings(variant="hyena2")) == hyena
+    assert optimizer_flops(make_settings(variant="hyena2")) == 12 * hyena
+    with pytest.raises(ledger.LedgerError, match="ledger.Settings"):
+        optimizer_flops(ledger.LLAMA3_8B)
 
 
 def test_bad_input_raises():
@@ -105,7 +127,7 @@ def test_bad_input_raises():
     with pytest.raises(ledger.LedgerError, match="io_rate"):
         hidden_costs(S(), io_rate=0)
     with pytest.raises(ledger.LedgerError, match="flops_per_parameter"):
-        optimizer_flops(ledger.LLAMA3_8B, -1)
+        optimizer_flops(make_settings(), -1)
 
 
 def test_fused_circulant_with_a_digital_block_sum_by_hand():
@@ -152,3 +174,28 @@ def test_separate_circulant_with_a_digital_block_sum_by_hand():
 def test_block_sum_refuses_other_values():
     with pytest.raises(ledger.LedgerError, match=r"^block_sum = 'both': must be one of digital, optical"):
         conversions(S(variant="hyena2_circulant"), mode="fused", block_sum="both")
+
+
+def test_what_an_analog_sum_needs_by_simulation():
+    """A one-sign sum read once by an 8-bit converter at its full scale is good to 2^-8 of itself (bf16's
+    precision) whatever N; independent random-sign terms held as magnitudes need about 1/2 log2 N bits more."""
+    import numpy as np
+    from ledger.hidden_costs import headroom_bits, well_electrons
+    rng = np.random.default_rng(0)
+    for n in (256, 4096, 65536):
+        terms = rng.uniform(0.5, 1.5, n)  # one sign
+        total = terms.sum()
+        full_scale = 2.0 ** np.ceil(np.log2(total))  # a gain set to the next power of two above the sum
+        read = np.round(total / full_scale * 2**8) / 2**8 * full_scale  # one 8-bit conversion
+        assert abs(read - total) / total <= 2**-8
+        p = precision_check(8, "bf16", n)
+        signed = rng.standard_normal((200, n))
+        ratio = np.median(np.abs(signed).sum(axis=1) / np.abs(signed.sum(axis=1)))
+        assert abs(headroom_bits(ratio) - p.random_sign_headroom_bits) < 1.0
+        # digital sum: independent per-term conversion noise grows as sqrt(N), a one-sign signal as N
+        noise = rng.uniform(-0.5, 0.5, (200, n)) * 2**-8
+        rel = np.std(noise.sum(axis=1)) / n
+        assert abs(np.log2(2**-8 / np.sqrt(12) / rel) - p.digital_sum_gain_bits) < 0.2
+    assert well_electrons(8) == 65536
+    with pytest.raises(ledger.LedgerError, match="cancellation"):
+        headroom_bits(0.5)

@@ -12,15 +12,22 @@ refuses and records every request to anywhere else, waits for MathJax, and check
 - exactly one search control is visible;
 - the footer names the licences.
 
-It also checks that a figure in the theme's dark mode is still shown on white, and that the landing
-page's PDF link opens the PDF when `make pdf` has written it (or says that `make pdf` writes it).
-The book must be built first (`make book`); the test fails, not skips, without it.
+It also checks that a figure in the theme's dark mode is still shown on white, that four pages show
+one search control at 700 px wide too, and that the landing page's PDF link opens the PDF when
+`make pdf` has written it (or says that `make pdf` writes it).
+
+Each page is loaded once, and everything the checks need is read on that load (the dark mode, the
+narrow viewport and the PDF link on their pages, after the facts above); CONCURRENT_PAGES pages of one
+browser load at a time (Playwright's async API). The book must be built first (`make book`); the test
+fails, not skips, without it.
 """
 from __future__ import annotations
 
+import asyncio
 import io
 import os
 import re
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -77,51 +84,153 @@ def built_pages(html: Path) -> list[str]:
                   if not SKIP_DIRS & set(p.relative_to(html).parts[:-1]))
 
 
+CONCURRENT_PAGES = 4
+"""Pages open at once in the one browser: each page also waits (its scripts' late requests, a quiet
+network), so several overlap; with four the crawl took about half the time of one at a time."""
+NARROW_PAGES = ("book/intro.html", "notebooks/05_amdahl_table.html", "search.html", "genindex.html")
+"""Also counted at 700 px wide, below the theme's 992 px breakpoint (the same load, the viewport narrowed)."""
+LANDING = "book/intro.html"
+VISIBLE_SEARCH = """() => [...document.querySelectorAll(%r)].filter(e => e.checkVisibility()
+    && !e.parentElement.closest('.search-button, .search-button-field, form.bd-search')).length""" % SEARCH_CONTROLS
+
+
+def dark_chapter(html: Path) -> str:
+    """The first chapter page with a figure among its cell outputs: the dark-mode check's page."""
+    return next(n for n in built_pages(html) if n.startswith("notebooks/")
+                and "cell_output" in (text := (html / n).read_text(encoding="utf-8")) and "<img" in text)
+
+
+async def figure_in_dark_mode(page) -> dict:
+    """The theme switched to dark: the body's background and a screenshot of the first output figure."""
+    await page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; document.documentElement.dataset.mode = 'dark'; }")
+    await page.wait_for_timeout(300)
+    background = await page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+    image = page.locator(".cell_output img").first
+    await image.scroll_into_view_if_needed()
+    return {"background": background, "screenshot": await image.screenshot()}
+
+
+async def pdf_link(page) -> dict:
+    """The landing page's PDF link (or its note that `make pdf` writes the PDF), and what the link serves."""
+    link, note = page.locator("a.tx-pdf"), page.locator(".tx-pdf-missing")
+    found = {"links": await link.count(), "notes": await note.count()}
+    found["note"] = await note.first.inner_text() if found["notes"] else ""
+    if found["links"] == 1:
+        response = await page.request.get(await link.evaluate("a => a.href"))
+        found["served"] = {"ok": response.ok, "head": (await response.body())[:5]}
+    return found
+
+
+class NetworkActivity:
+    """A page's open requests, from its request events, and a wait until none has been open for
+    QUIET_S. The rule of Playwright's "networkidle", which with several pages loading at once did not
+    come within 30 s for one page or another, while that page's events showed no request open."""
+
+    QUIET_S, TIMEOUT_S = 0.5, 30
+
+    def __init__(self, page):
+        self.open: dict = {}
+        self.last = time.monotonic()
+        page.on("request", self._opened)
+        page.on("requestfinished", self._closed)
+        page.on("requestfailed", self._closed)
+
+    def _opened(self, request):
+        self.open[request], self.last = time.monotonic(), time.monotonic()
+
+    def _closed(self, request):
+        self.open.pop(request, None)
+        self.last = time.monotonic()
+
+    async def quiet(self):
+        """Return once no request has been open for QUIET_S seconds; fail, naming them, after TIMEOUT_S."""
+        deadline = time.monotonic() + self.TIMEOUT_S
+        while self.open or time.monotonic() - self.last < self.QUIET_S:
+            if time.monotonic() > deadline:
+                now = time.monotonic()
+                raise AssertionError(f"requests still open after {self.TIMEOUT_S} s: " + ", ".join(
+                    f"{r.url} ({now - t:.0f} s)" for r, t in self.open.items()))
+            await asyncio.sleep(0.05)
+
+
+async def read_page(context, base: str, name: str, dark: str, opened: dict) -> dict:
+    """One page loaded once, and everything the checks below need read from it (opened[name]: the page)."""
+    page = opened[name] = await context.new_page()
+    network = NetworkActivity(page)
+    try:
+        await page.goto(base + name, wait_until="load")
+        redirect = REDIRECT.search((HTML / name).read_text(encoding="utf-8"))
+        if redirect:  # index.html only sends the reader on to the landing page
+            await page.wait_for_url(base + redirect.group(1), wait_until="load")
+        await page.wait_for_timeout(150)  # scripts loaded with `defer`/`async` start their own requests
+        info = await page.evaluate(PAGE_FACTS)
+        await network.quiet()
+        info["url"] = page.url
+        if name == LANDING:
+            info["pdf_link"] = await pdf_link(page)
+        if name == dark:
+            info["dark"] = await figure_in_dark_mode(page)
+        if name in NARROW_PAGES:  # last: the viewport stays narrowed
+            await page.set_viewport_size({"width": 700, "height": 900})
+            info["narrow_search"] = await page.evaluate(VISIBLE_SEARCH)
+        return info
+    finally:
+        await page.close()
+
+
+async def read_site(base: str, names: list[str], dark: str) -> tuple[dict[str, dict], list[str]]:
+    """Every page read once, CONCURRENT_PAGES at a time in one browser that refuses every request
+    outside the site; (facts per page, each with the outside requests its page made; outside requests
+    no page could be named for)."""
+    from playwright.async_api import async_playwright
+
+    outside: dict = {}  # page -> the outside URLs it asked for
+    unnamed: list[str] = []
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        context = await browser.new_context(viewport={"width": 1360, "height": 900})
+
+        async def guard(route):
+            url = route.request.url
+            if url.startswith(base) or urlsplit(url).scheme in ("data", "blob", "about"):
+                await route.continue_()
+                return
+            try:
+                outside.setdefault(route.request.frame.page, []).append(url)
+            except Exception:  # a request of no frame (a worker's): still refused, and reported
+                unnamed.append(url)
+            await route.abort()
+
+        await context.route("**/*", guard)
+        slots = asyncio.Semaphore(CONCURRENT_PAGES)
+        opened: dict = {}
+
+        async def one(name):
+            async with slots:
+                try:
+                    return name, await read_page(context, base, name, dark, opened)
+                except Exception as err:  # name the page
+                    raise AssertionError(f"{name}: {type(err).__name__}: {err}") from err
+
+        facts = dict(await asyncio.gather(*(one(name) for name in names)))
+        for name, info in facts.items():
+            info["outside"] = outside.pop(opened[name], [])
+        unnamed += [url for urls in outside.values() for url in urls]
+        await browser.close()
+    return facts, unnamed
+
+
 @pytest.fixture(scope="module")
-def site():
+def crawl() -> dict[str, dict]:
+    """Every page opened once, several at a time: its facts and the outside requests it attempted."""
     if not (HTML / "book" / "intro.html").exists():
         pytest.fail(f"{HTML} holds no built book: run `make book` first")
     if not CHROMIUM.exists():
         pytest.fail("The offline test needs Chromium at /usr/bin/chromium (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with serve_directory(HTML) as root, sync_playwright() as p:
-        base = root + "/"
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        context = browser.new_context(viewport={"width": 1360, "height": 900})
-        outside: list[str] = []
-
-        def guard(route):
-            url = route.request.url
-            if url.startswith(base) or urlsplit(url).scheme in ("data", "blob", "about"):
-                route.continue_()
-            else:
-                outside.append(url)
-                route.abort()
-
-        context.route("**/*", guard)
-        yield {"base": base, "context": context, "outside": outside}
-        browser.close()
-
-
-@pytest.fixture(scope="module")
-def crawl(site) -> dict[str, dict]:
-    """Every page opened once: its facts and the outside requests it attempted."""
-    facts = {}
-    for name in built_pages(HTML):
-        before = len(site["outside"])
-        page = site["context"].new_page()
-        page.goto(site["base"] + name, wait_until="load")
-        redirect = REDIRECT.search((HTML / name).read_text(encoding="utf-8"))
-        if redirect:  # index.html only sends the reader on to the landing page
-            page.wait_for_url(site["base"] + redirect.group(1), wait_until="load")
-        page.wait_for_timeout(150)  # scripts loaded with `defer`/`async` start their own requests
-        info = page.evaluate(PAGE_FACTS)
-        page.wait_for_load_state("networkidle")
-        info["outside"] = site["outside"][before:]
-        info["url"] = page.url
-        facts[name] = info
-        page.close()
+    names = built_pages(HTML)
+    with serve_directory(HTML) as root:
+        facts, unnamed = asyncio.run(read_site(root + "/", names, dark_chapter(HTML)))
+    assert not unnamed, "requests outside the site, from no page that could be named:\n" + "\n".join(unnamed)
     assert len(facts) >= 20, f"only {len(facts)} pages found in {HTML}"
     return facts
 
@@ -166,16 +275,10 @@ def test_one_search_box_per_page(crawl):
         f"{n}: {s}" for n, s in bad.items())
 
 
-def test_one_search_box_on_a_narrow_screen(site):
+def test_one_search_box_on_a_narrow_screen(crawl):
     # Below 992 px the theme swaps the header's search field for an icon button: still one.
-    page = site["context"].new_page()
-    page.set_viewport_size({"width": 700, "height": 900})
-    for name in ("book/intro.html", "notebooks/05_amdahl_table.html", "search.html", "genindex.html"):
-        page.goto(site["base"] + name, wait_until="load")
-        visible = page.evaluate("""() => [...document.querySelectorAll(%r)].filter(e => e.checkVisibility()
-            && !e.parentElement.closest('.search-button, .search-button-field, form.bd-search')).length""" % SEARCH_CONTROLS)
-        assert visible == 1, (name, visible)
-    page.close()
+    counted = {name: crawl[name].get("narrow_search") for name in NARROW_PAGES}
+    assert counted == {name: 1 for name in NARROW_PAGES}, counted
 
 
 def test_footer_names_the_licences(crawl):
@@ -183,41 +286,28 @@ def test_footer_names_the_licences(crawl):
     assert not bad, "pages whose footer does not name the licences: " + ", ".join(bad)
 
 
-def test_figures_stay_on_white_in_dark_mode(site):
+def test_figures_stay_on_white_in_dark_mode(crawl):
     from PIL import Image
 
-    page = site["context"].new_page()
-    chapter = next(n for n in built_pages(HTML) if n.startswith("notebooks/")
-                   and "cell_output" in (HTML / n).read_text(encoding="utf-8")
-                   and "<img" in (HTML / n).read_text(encoding="utf-8"))
-    page.goto(site["base"] + chapter, wait_until="load")
-    page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; document.documentElement.dataset.mode = 'dark'; }")
-    page.wait_for_timeout(300)
-    background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+    chapter = dark_chapter(HTML)
+    background, screenshot = crawl[chapter]["dark"]["background"], crawl[chapter]["dark"]["screenshot"]
     rgb = [int(v) for v in background[background.index("(") + 1:background.index(")")].split(",")[:3]]
     assert sum(rgb) / 3 < 80, f"the page is not in dark mode ({background}): the check would be vacuous"
-    image = page.locator(".cell_output img").first
-    image.scroll_into_view_if_needed()
-    shot = Image.open(io.BytesIO(image.screenshot())).convert("L")
+    shot = Image.open(io.BytesIO(screenshot)).convert("L")
     inset = shot.getpixel((6, 6))
     histogram, half, seen = shot.histogram(), shot.width * shot.height / 2, 0
     median = next(level for level, count in enumerate(histogram) if (seen := seen + count) >= half)
-    page.close()
     # The theme dims images in dark mode (brightness 0.8, contrast 1.2): white comes out near 200 of
     # 255, still a light card under the figure's dark lines and text; a transparent figure would be
     # the page's near-black here.
     assert inset > 150 and median > 150, (chapter, inset, median)
 
 
-def test_landing_page_pdf_link(site):
-    page = site["context"].new_page()
-    page.goto(site["base"] + "book/intro.html", wait_until="load")
-    link, note = page.locator("a.tx-pdf"), page.locator(".tx-pdf-missing")
+def test_landing_page_pdf_link(crawl):
+    found = crawl[LANDING]["pdf_link"]
     if (HTML / PDF.name).exists():
-        assert link.count() == 1 and note.count() == 0
-        response = page.request.get(link.evaluate("a => a.href"))
-        assert response.ok and response.body()[:5] == b"%PDF-"
+        assert found["links"] == 1 and found["notes"] == 0, found
+        assert found["served"]["ok"] and found["served"]["head"] == b"%PDF-", found["served"]
     else:
-        assert link.count() == 0, "a PDF link on the landing page, but no PDF in the build"
-        assert note.count() == 1 and "make pdf" in note.inner_text()
-    page.close()
+        assert found["links"] == 0, "a PDF link on the landing page, but no PDF in the build"
+        assert found["notes"] == 1 and "make pdf" in found["note"], found

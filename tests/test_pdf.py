@@ -15,6 +15,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
+import numpy as np
 import pytest
 from pybtex.database import parse_file
 
@@ -119,3 +120,89 @@ def test_page_count_and_outline():
     assert pages >= 50, pages
     assert re.search(r"^Tagged:\s+yes", info, re.MULTILINE), "the PDF is not tagged (alt texts would be lost)"
     assert re.search(r"^Title:\s+Transforms in Training Workloads", info, re.MULTILINE)
+
+
+# ---------------------------------------------------------------- a PDF to hand out (issue 18)
+
+def _pdf_or_fail() -> Path:
+    if not PDF.exists():
+        pytest.fail(f"{PDF} is missing: build it with `make pdf`")
+    return PDF
+
+
+@pytest.fixture(scope="module")
+def page_words() -> list[tuple[float, float, list[tuple[float, float, float, float, str]]]]:
+    """(width, height, [(xMin, yMin, xMax, yMax, word)]) of every page, from pdftotext -bbox."""
+    out = subprocess.run([_tool("pdftotext"), "-bbox", "-enc", "UTF-8", str(_pdf_or_fail()), "-"],
+                         capture_output=True, text=True, check=True).stdout
+    pages = []
+    for size, body in re.findall(r'<page (width="[\d.]+" height="[\d.]+")>(.*?)</page>', out, re.DOTALL):
+        width, height = (float(v) for v in re.findall(r"[\d.]+", size))
+        words = [(float(a), float(b), float(c), float(d), w) for a, b, c, d, w in re.findall(
+            r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*?)</word>', body)]
+        pages.append((width, height, words))
+    return pages
+
+
+@pytest.fixture(scope="module")
+def page_images(tmp_path_factory) -> list:
+    """Every page rendered by pdftoppm at 30 dpi, as RGB images."""
+    from PIL import Image
+
+    folder = tmp_path_factory.mktemp("pages")
+    subprocess.run([_tool("pdftoppm"), "-r", "30", "-png", str(_pdf_or_fail()), str(folder / "p")], check=True)
+    return [Image.open(p).convert("RGB") for p in sorted(folder.glob("p-*.png"), key=lambda p: int(p.stem.split("-")[-1]))]
+
+
+FOOTER_FROM = 1 - 18 / 297  # the footer sits in the bottom margin (18 mm of A4's 297 mm)
+BODY_TOP, BODY_BOTTOM = 15 / 297, FOOTER_FROM
+
+
+def test_no_blank_or_frame_only_page(page_words, page_images):
+    """Every page carries words or a figure in its body: not blank, not only the frame of a split box."""
+    assert len(page_words) == len(page_images) >= 50
+    empty = []
+    for number, ((width, height, words), image) in enumerate(zip(page_words, page_images), 1):
+        body = [w for w in words if w[1] < FOOTER_FROM * height]
+        grey = image.convert("L").crop((0, int(BODY_TOP * image.height), image.width, int(BODY_BOTTOM * image.height)))
+        ink = float((np.asarray(grey) < 200).mean())
+        if len(body) < 3 and ink < 0.02:
+            empty.append(f"page {number}: {len(body)} words, {ink:.1%} ink")
+    assert not empty, "blank or frame-only pages:\n" + "\n".join(empty)
+
+
+def test_no_code_cell_starts_at_a_page_foot(page_images):
+    """A code cell (filled with print_pdf.CODE_BACKGROUND) never starts in the last tenth of a page's body."""
+    colour = tuple(int(print_pdf.CODE_BACKGROUND[k:k + 2], 16) for k in (1, 3, 5))
+    starts, late = 0, []
+    for number, image in enumerate(page_images, 1):
+        top, bottom = int(BODY_TOP * image.height), int(BODY_BOTTOM * image.height)
+        fill = (np.abs(np.asarray(image, dtype=int) - colour) <= 3).all(axis=2)
+        rows = list(fill[top:bottom].sum(axis=1) > 0.1 * image.width)
+        for k, is_code in enumerate(rows):
+            if is_code and k > 0 and not any(rows[max(0, k - 3):k]):  # a gap of 3+ rows: a new box
+                starts += 1
+                if k > 0.9 * len(rows):
+                    late.append(f"page {number}: a code cell starts at {k / len(rows):.0%} of the page")
+    assert starts >= 20, f"only {starts} code cells found by their fill: is CODE_BACKGROUND still the print style's?"
+    assert not late, "\n".join(late)
+
+
+def test_title_page_and_contents_with_page_numbers(page_words):
+    first = " ".join(w[4] for w in page_words[0][2])
+    assert re.search(r"commit [0-9a-f]{6,}|not from a git checkout", first), f"the title page names no version: {first[:300]}"
+    assert "CC BY 4.0" in first and "MIT" in first, "the title page names no licence"
+    contents = next((k for k, (_, _, words) in enumerate(page_words[:4]) if any(w[4] == "Contents" for w in words)), None)
+    assert contents is not None, "no contents page among the first four"
+    lines: dict[float, list] = {}
+    for word in page_words[contents][2]:
+        lines.setdefault(round(word[1]), []).append(word)
+    numbered = []
+    for _, words in sorted(lines.items()):
+        words.sort()
+        if len(words) >= 2 and words[-1][4].isdigit():
+            numbered.append((" ".join(w[4] for w in words[:-1]), int(words[-1][4])))
+    assert len(numbered) >= 0.8 * len(toc_titles()), f"contents lines with page numbers: {numbered}"
+    for title, number in numbered:
+        page_text = normalise(" ".join(w[4] for w in page_words[number - 1][2]))
+        assert normalise(title)[:30] in page_text, f"contents: {title!r} is not on page {number}"

@@ -2,6 +2,7 @@
 import pytest
 
 import ledger
+from ledger.errors import LedgerError
 from ledger.run import (PUBLISHED_STEP_TOKENS, held_for_backward, mask_amortisation, real_run_extra_flops,
                         run_policy)
 from ledger.schedule import held_activations, schedule_cost
@@ -83,3 +84,32 @@ def test_cli_run_policy_flags(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["--json", "--filter-build", "sometimes"])
     assert stop.value.code == 2 and "filter-build" in capsys.readouterr().err
+
+
+def test_activation_values_follow_the_convention():
+    """Per token per layer: two norm inputs (2h), the mixer (attention 3h + 2 kv; Hyena 6h), the MLP (4f)."""
+    from ledger.run import activation_values_per_token
+    s = ledger.Settings(variant="hyena2", seq_len=4096)
+    h, kv, f = 4096, 8 * 128, 14336  # Llama 3 8B: 8 key/value heads of 128
+    assert activation_values_per_token(s, "hyena") == 2 * h + 6 * h + 4 * f
+    assert activation_values_per_token(s, "attention") == 2 * h + 3 * h + 2 * kv + 4 * f
+    with pytest.raises(LedgerError, match="mixer = 'mlp'"):
+        activation_values_per_token(s, "mlp")
+
+
+def test_rank_activations_follow_the_run_policy():
+    from ledger.run import activation_values_per_token, rank_activations
+    s = ledger.Settings(variant="hyena2", seq_len=4096)
+    none = rank_activations(s)
+    tokens = 1_048_576 / 64  # one micro-batch per GPU
+    assert none.tokens == tokens
+    assert none.bytes == pytest.approx(2 * tokens * 32 * activation_values_per_token(s, "hyena"))
+    full = rank_activations(ledger.Settings(variant="hyena2", seq_len=4096, recompute="full"))
+    assert full.bytes == pytest.approx(2 * tokens * (32 * 4096 + activation_values_per_token(s, "hyena")))
+    two = rank_activations(ledger.Settings(variant="hyena2", seq_len=4096, micro_batches=2))
+    assert two.bytes == pytest.approx(none.bytes / 2)
+    assert none.of_hbm > 1 > 0.1 > full.of_hbm  # the default policy does not fit; recomputation does
+    hybrid = rank_activations(ledger.Settings(variant="hybrid", seq_len=4096))
+    assert hybrid.bytes < none.bytes  # attention layers keep less than Hyena layers under the convention
+    with pytest.raises(LedgerError, match="bytes_per_value"):
+        rank_activations(s, bytes_per_value=0)

@@ -150,27 +150,60 @@ def test_slides_in_a_browser(server):
 
 
 def test_slide_type_metadata_overrides_the_rule():
-    """Jupyter's slideshow metadata: "skip" leaves a cell out, "slide" puts the whole cell on a slide."""
+    """Jupyter's slideshow metadata: "skip" leaves a cell out, "slide" puts the whole cell on a slide;
+    written lines (tx_slides) replace a section's paragraph on its slide, which moves to the notes."""
     import nbformat
 
     sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    import slide_text
     from slides import Context, choose_slides, read_sections
 
     md = nbformat.v4.new_markdown_cell
     nb = nbformat.v4.new_notebook(cells=[
         md("# A chapter\n\nIts first paragraph."),
-        md("## A section\n\nLead paragraph, on the slide.\n\nSecond paragraph, left out by the rule."),
+        md("## Overview\n\n- learn one thing\n- learn another", metadata={"tx_slides": {"Overview": "- one\n- two"}}),
+        md("## A section\n\nLead paragraph, in the notes.\n\nSecond paragraph, also in the notes.",
+           metadata={"tx_slides": {"A section": "- written for the slide"}}),
         md("A cell the rule would fold into the section, shown whole.", metadata={"slideshow": {"slide_type": "slide"}}),
         md("## Skipped section\n\nNever shown.", metadata={"slideshow": {"slide_type": "skip"}}),
         md("## Summary\n\n- one {glue:text}`share:.2f`%\n- two"),
     ])
-    ctx = Context("test", {"share": "12.3456"}, citations={}, titles={}, chapter_page="x.html")
+    texts = slide_text.chapter_texts("test", nb, data={})
+    ctx = Context("test", {"share": "12.3456"}, citations={}, titles={}, chapter_page="x.html", texts=texts)
     slides = choose_slides(read_sections(nb), ctx)
-    text = "\n".join(slides)
-    assert len(slides) == 4, slides
-    assert "Lead paragraph" in slides[1] and "Second paragraph" not in text
-    assert slides[2].startswith("<p>A cell the rule would fold") and "Never shown" not in text
-    assert "one 12.35%" in slides[3]
+    shown = "\n".join(s.html for s in slides)
+    assert [s.kind for s in slides] == ["objectives", "prose", "forced", "summary"], slides
+    assert slides[0].origin == "chapter" and "<li>one</li>" in slides[0].html and "Its first paragraph" in slides[0].notes
+    assert "written for the slide" in slides[1].html and slides[1].origin == "chapter"
+    assert "Lead paragraph" in slides[1].notes and "Second paragraph" in slides[1].notes
+    assert "Lead paragraph" not in shown and "Never shown" not in shown
+    assert slides[2].html.startswith("<p>A cell the rule would fold")
+    assert "one 12.35%" in slides[3].html and slides[3].origin == "rule"
+
+
+def test_slide_text_apply_is_idempotent(tmp_path):
+    """--apply writes each key into the cell holding its heading or exercise label, and again changes nothing."""
+    import json
+
+    sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    import slide_text
+
+    nb = {"cells": [{"cell_type": "markdown", "id": "a", "metadata": {}, "source": ["## Overview\n", "- x"]},
+                    {"cell_type": "markdown", "id": "b", "metadata": {},
+                     "source": ["```{exercise}\n", ":label: ex-one\n", "Do it.\n", "```"]}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "99_x.ipynb").write_text(json.dumps(nb))
+    data = tmp_path / "data.json"
+    data.write_text(json.dumps({"99_x": {"Overview": "- a", "exercise:ex-one": "one line"}}))
+    args = ["--apply", "--notebooks", str(tmp_path), "--data", str(data)]
+    assert slide_text.main(args) == 0
+    first = (tmp_path / "99_x.ipynb").read_text()
+    assert slide_text.main(args) == 0 and (tmp_path / "99_x.ipynb").read_text() == first
+    cells = json.loads(first)["cells"]
+    assert cells[0]["metadata"]["tx_slides"] == {"Overview": "- a"}
+    assert cells[1]["metadata"]["tx_slides"] == {"exercise:ex-one": "one line"}
+    data.write_text(json.dumps({"99_x": {"No such heading": "- a"}}))
+    assert slide_text.main(["--check", "--notebooks", str(tmp_path), "--data", str(data)]) == 1
 
 
 def test_glue_is_read_from_outputs_when_there_is_no_glue_file():
@@ -189,3 +222,177 @@ def test_glue_is_read_from_outputs_when_there_is_no_glue_file():
     assert take_glue_outputs(nb) == {"share": {"output_type": "display_data", "data": {"text/plain": "12.1875"},
                                                "metadata": {"scrapbook": {"name": "share", "mime_prefix": prefix}}}}
     assert [o["output_type"] for o in nb.cells[0].outputs] == ["stream"]
+
+
+# ---------------------------------------------------------------- lecture-grade decks (issue 18)
+
+MAX_WORDS = 60
+"""Words a slide may show outside its speaker notes (tables aside): a heading and a few short lines."""
+PROSE_KINDS = {"objectives", "prose", "summary", "exercises"}
+
+
+def slide_sections(page: str) -> list[tuple[dict, str]]:
+    """(attributes, inner HTML) of every <section> of a deck."""
+    found = []
+    for attrs, body in re.findall(r"<section([^>]*)>(.*?)</section>", page, re.DOTALL):
+        found.append((dict(re.findall(r'data-([\w-]+)="([^"]*)"', attrs)), body))
+    return found
+
+
+def shown_words(body: str) -> int:
+    """Words a slide shows: its notes, tables, images and markup left out; a formula counts as one word."""
+    body = re.sub(r'<aside class="notes">.*?</aside>', " ", body, flags=re.DOTALL)
+    body = re.sub(r'<div class="slide-table">.*?</table>\s*</div>', " ", body, flags=re.DOTALL)
+    body = re.sub(r"\\\[.*?\\\]|\\\(.*?\\\)", " formula ", body, flags=re.DOTALL)
+    body = re.sub(r"<[^>]+>", " ", body)
+    return len(html.unescape(body).split())
+
+
+def test_every_slide_is_short_and_every_prose_slide_has_notes(slides_dir):
+    for stem in chapters():
+        sections = slide_sections((slides_dir / f"{stem}.html").read_text(encoding="utf-8"))
+        assert sections, stem
+        for k, (attrs, body) in enumerate(sections, 1):
+            words = shown_words(body)
+            assert words <= MAX_WORDS, f"{stem} slide {k} ({attrs.get('kind')}) shows {words} words"
+            if attrs.get("kind") in PROSE_KINDS:
+                notes = re.search(r'<aside class="notes">(.*?)</aside>', body, re.DOTALL)
+                assert notes and len(re.sub(r"<[^>]+>", " ", notes.group(1)).split()) >= 5, \
+                    f"{stem} slide {k} ({attrs.get('kind')}) has no speaker notes"
+
+
+def test_decks_start_with_objectives_and_end_with_exercises(slides_dir):
+    for stem in chapters():
+        sections = slide_sections((slides_dir / f"{stem}.html").read_text(encoding="utf-8"))
+        assert sections[0][0].get("kind") == "objectives", f"{stem}: the first slide is not the objectives"
+        assert re.search(r"<li>", sections[0][1]), f"{stem}: the objectives slide lists nothing"
+        assert sections[-1][0].get("kind") == "exercises", f"{stem}: the last slide is not the exercises"
+
+
+def test_slide_lines_are_written_in_the_chapters(slides_dir):
+    """Every prose slide shows lines written for it and kept in the chapter's cell metadata (tx_slides,
+    book/_tools/slide_text.py --apply), not a paragraph cut by a rule and not the interim JSON file."""
+    unwritten = []
+    for stem in chapters():
+        for k, (attrs, _) in enumerate(slide_sections((slides_dir / f"{stem}.html").read_text(encoding="utf-8")), 1):
+            if attrs.get("kind") in PROSE_KINDS and attrs.get("text") != "chapter":
+                unwritten.append(f"{stem} slide {k} ({attrs.get('kind')}): lines from {attrs.get('text')}")
+    assert not unwritten, "\n".join(unwritten)
+
+
+def test_cross_references_read_as_sentences(slides_dir):
+    for stem in chapters():
+        page = (slides_dir / f"{stem}.html").read_text(encoding="utf-8")
+        for title in ("The 6N rule, reproduced", "Masks rewritten every optimizer step"):
+            assert f"Chapter {title}" not in page and f"chapter {title}" not in page, stem
+        assert "see the device section" not in page, stem
+        assert not re.search(r"\b(\w+ et al\.) \(\1", page), f"{stem}: a citation names its authors twice"
+
+
+def test_the_notes_plugin_is_shipped(slides_dir):
+    notes_js = slides_dir / "lib" / "reveal" / "plugin" / "notes.js"
+    assert notes_js.exists()
+    for stem in chapters():
+        page = (slides_dir / f"{stem}.html").read_text(encoding="utf-8")
+        assert 'src="lib/reveal/plugin/notes.js"' in page and "RevealNotes" in page, stem
+        assert "width: 1280, height: 720" in page, f"{stem}: not a 16:9 deck"
+
+
+@pytest.mark.browser
+def test_speaker_view_and_figures_offline(server, slides_dir):
+    """`S` opens the speaker view from the local files only; no slide's content runs past the slide;
+    slide figures fill the slide and their smallest type is at least 18 px at 1280x720."""
+    from playwright.sync_api import sync_playwright
+
+    outside, small, overflowing = [], [], []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
+
+        def route(r):
+            if urlparse(r.request.url).hostname == "127.0.0.1" or r.request.url.startswith(("data:", "about:", "blob:")):
+                r.continue_()
+            else:
+                outside.append(r.request.url)
+                r.abort()
+
+        context.route("**/*", route)
+        page = context.new_page()
+        page.goto(f"{server}/{BROWSER_CHAPTER}.html")
+        page.wait_for_function("window.Reveal && Reveal.isReady()")
+        with context.expect_page(timeout=15_000) as opened:
+            page.keyboard.press("s")
+        speaker = opened.value
+        speaker.wait_for_selector(".speaker-controls-notes", timeout=15_000)
+        speaker.wait_for_function("document.querySelectorAll('iframe').length >= 1", timeout=15_000)
+        speaker.wait_for_function("document.querySelector('.speaker-controls-notes .value') && "
+                                  "document.querySelector('.speaker-controls-notes .value').innerText.trim().length > 20",
+                                  timeout=15_000)
+        for stem in chapters():
+            page.goto(f"{server}/{stem}.html")
+            page.wait_for_function("window.Reveal && Reveal.isReady()")
+            for k in range(page.evaluate("Reveal.getTotalSlides()")):
+                page.evaluate(f"Reveal.slide({k})")
+                height = page.evaluate("Reveal.getCurrentSlide().scrollHeight")
+                if height > 720:
+                    overflowing.append(f"{stem} slide {k + 1}: {height} px of content on a 720 px slide")
+            for figure in page.evaluate("""() => [...document.querySelectorAll('section[data-kind=figure]')].map(
+                    (s, k) => ({index: Reveal.getIndices(s).h, k}))"""):
+                page.evaluate(f"Reveal.slide({figure['index']})")
+                page.wait_for_timeout(150)
+                facts = page.evaluate("""() => { const img = Reveal.getCurrentSlide().querySelector('img.figure');
+                                        const fit = Math.min(img.clientWidth / img.naturalWidth, img.clientHeight / img.naturalHeight);
+                    return {font: img.dataset.minFontPx ? parseFloat(img.dataset.minFontPx) * fit : null,
+                            area: img.naturalWidth * fit * img.naturalHeight * fit, complete: img.complete}; }""")
+                if facts["font"] is None or facts["font"] < 18 or facts["area"] < 0.35 * 1280 * 720:
+                    small.append(f"{stem} slide {figure['index'] + 1}: {facts}")
+        browser.close()
+    assert not outside, f"the speaker view or slides asked for outside addresses: {outside}"
+    assert not overflowing, "slides whose content runs past the slide:\n" + "\n".join(overflowing)
+    assert not small, "figures too small on their slides (smallest type under 18 px, or under 35% of the slide):\n" + \
+        "\n".join(small)
+
+
+def test_no_figure_prints_labels_over_each_other():
+    """ledger.figures.show records, for the page's figure and for its slide drawing, the labels that
+    print over each other (ledger.figures.overlapping_labels); in every executed chapter there are none."""
+    import json
+
+    executed = ROOT / "_build" / "executed" / "notebooks"
+    assert executed.is_dir(), "build the book first (make book)"
+    figures, overprinted = 0, []
+    for stem in chapters():
+        notebook = json.loads((executed / f"{stem}.ipynb").read_text(encoding="utf-8"))
+        for cell in notebook["cells"]:
+            for output in cell.get("outputs", []):
+                meta = output.get("metadata", {}).get("image/png", {})
+                if "overlaps" not in meta:
+                    continue
+                figures += 1
+                for where, pairs in (("page", meta["overlaps"]), ("slide", meta.get("slide", {}).get("overlaps", []))):
+                    overprinted += [f"{stem} cell {cell.get('id')} ({where}): {a!r} over {b!r}" for a, b in pairs]
+    assert figures >= 20, f"only {figures} figures carry the overlap check: are they drawn with show()?"
+    assert not overprinted, "labels printed over each other:\n" + "\n".join(overprinted)
+
+
+def test_tall_tables_are_split_with_their_header_and_references_read_as_words():
+    sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    from slides import Context, TABLE_SLIDE_ROWS, replace_roles, split_table
+
+    rows = "".join(f"<tr><td>row {k}</td><td>{k}</td></tr>" for k in range(30))
+    table = f'<div class="slide-table"><table><thead><tr><th>name</th><th>n</th></tr></thead><tbody>{rows}</tbody></table></div>'
+    parts = split_table(table)
+    assert len(parts) >= 3 and all(p.count("<th>name</th>") == 1 and p.endswith("</table></div>") for p in parts)
+    assert all(p.count("<tr>") - 1 <= TABLE_SLIDE_ROWS for p in parts)
+    assert sum(p.count("<td>row ") for p in parts) == 30
+    assert split_table(f'<table><thead><tr><th>a</th></tr></thead><tbody><tr><td>1</td></tr></tbody></table>') == \
+        ['<table><thead><tr><th>a</th></tr></thead><tbody><tr><td>1</td></tr></tbody></table>']
+    ctx = Context("x", {}, citations={"hoffmann2022training": "Hoffmann et al. 2022"},
+                  citations_textual={"hoffmann2022training": "Hoffmann et al. (2022)"},
+                  titles={"01_six_n_rule": "The 6N rule, reproduced", "06_masks": "Masks", "07_layer_major": "Layer-major order"})
+    assert replace_roles("Chapter {doc}`01_six_n_rule` rebuilds it.", ctx) == "Chapter 1 (“The 6N rule, reproduced”) rebuilds it."
+    assert replace_roles("as {doc}`01_six_n_rule` shows", ctx) == "as chapter 1 (“The 6N rule, reproduced”) shows"
+    assert replace_roles("Chapters {doc}`06_masks` and {doc}`07_layer_major` count", ctx) == \
+        "Chapters 6 (“Masks”) and 7 (“Layer-major order”) count"
+    assert replace_roles("{cite:t}`hoffmann2022training` fitted", ctx) == "Hoffmann et al. (2022) fitted"
+    assert replace_roles("the rule {cite}`hoffmann2022training`", ctx) == "the rule (Hoffmann et al. 2022)"

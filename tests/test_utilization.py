@@ -73,6 +73,50 @@ def test_llama_gradient_traffic_in_fp32_and_bf16():
         article.data_parallel_seconds(n, 2.5)
 
 
+def test_data_parallel_traffic_per_framework():
+    """Bytes per parameter per step: an fp32 all-reduce moves 8, Megatron's distributed optimizer 4 + 2
+    (fp32 reduce-scatter, bf16 all-gather) whatever the accumulation, FSDP2 with reshard after forward
+    2 + 2 + 4 in every micro-batch; the ring moves (d - 1)/d of each."""
+    n, d = 1000, 4
+    ddp = article.data_parallel_traffic("ddp-all-reduce", n, d, micro_batches=4)
+    dist = article.data_parallel_traffic("megatron-distributed-optimizer", n, d, micro_batches=4)
+    fsdp = article.data_parallel_traffic("fsdp2-reshard-after-forward", n, d, micro_batches=4)
+    assert (ddp["bytes_per_param"], dist["bytes_per_param"], fsdp["bytes_per_param"]) == (8, 6, 32)
+    assert ddp["bytes"] == 0.75 * n * 8 and dist["bytes"] == 0.75 * n * 6 == article.data_parallel_bytes(n, d)
+    assert fsdp["bytes"] == 4 * 0.75 * n * 8
+    assert article.data_parallel_traffic("fsdp2-reshard-after-forward", n, d)["bytes"] == fsdp["bytes"] / 4
+    assert article.data_parallel_traffic("megatron-distributed-optimizer", n, d)["bytes"] == dist["bytes"]
+    # parameters kept gathered from forward to backward are gathered once per micro-batch, not twice
+    once = article.data_parallel_traffic("fsdp2-reshard-after-forward", n, d, micro_batches=2, gathered_once_params=100)
+    assert once["bytes_per_param"] == 2 * (8 - 2 * 100 / n)
+    # time: bytes over the bus bandwidth (one NVLink node here), a latency term once per collective
+    nvlink = article.H100_NODES.nvlink_bandwidth
+    assert fsdp["seconds"] == pytest.approx(fsdp["bytes"] / nvlink, rel=1e-12)
+    with_latency = article.data_parallel_traffic("fsdp2-reshard-after-forward", n, d, micro_batches=4, overhead_s=1e-3)
+    assert with_latency["seconds"] == pytest.approx(fsdp["seconds"] + 12e-3, rel=1e-12)
+    assert article.data_parallel_traffic("fsdp2-reshard-after-forward", n, 1, micro_batches=4)["seconds"] == 0
+    with pytest.raises(LedgerError, match="scheme = 'zero-3'"):
+        article.data_parallel_traffic("zero-3", n, d)
+    with pytest.raises(LedgerError, match="micro_batches = 0"):
+        article.data_parallel_traffic("fsdp2-reshard-after-forward", n, d, micro_batches=0)
+    with pytest.raises(LedgerError, match="gathered_once_params = 2000"):
+        article.data_parallel_traffic("fsdp2-reshard-after-forward", n, d, gathered_once_params=2000)
+
+
+def test_llama_traffic_distributed_optimizer_against_fsdp2():
+    """Llama-3-8B on 64 H100s in 8-GPU nodes, 16,384 tokens per GPU per step in four 4,096-token
+    micro-batches: the distributed optimizer's 47.4 GB take 0.119 s; FSDP2 moves about five times as much."""
+    n = LLAMA3_8B.total_params
+    kept = article.fsdp2_gathered_once_params(LLAMA3_8B)
+    assert kept == 128256 * 4096 + 4096
+    dist = article.data_parallel_traffic("megatron-distributed-optimizer", n, 64, micro_batches=4)
+    fsdp = article.data_parallel_traffic("fsdp2-reshard-after-forward", n, 64, micro_batches=4, gathered_once_params=kept)
+    assert f"{dist['bytes'] / 1e9:.1f}" == "47.4" and f"{dist['seconds']:.3f}" == "0.119"
+    assert dist["seconds"] == article.data_parallel_seconds(n, 64)
+    assert 30 < fsdp["bytes_per_param"] < 32 and fsdp["bytes"] / dist["bytes"] > 5
+    assert fsdp["seconds"] == pytest.approx(fsdp["bytes"] / 400e9, rel=1e-12)
+
+
 def test_every_parameter_in_memory():
     """The optimizer's memory counts every parameter (norms and the input table included), not N,
     at the frameworks' own bytes per parameter: Megatron-LM 18 (6 + 12/d distributed), FSDP2 16."""
@@ -182,3 +226,30 @@ def test_chinchilla_refit_is_near_twenty_tokens_per_parameter():
     assert 19 < refit < 22 < published
     with pytest.raises(LedgerError, match="fit = 'approach4'"):
         article.compute_optimal_tokens(n, "approach4")
+
+
+def test_sixteen_gpus_in_one_nvlink_domain_separate_degree_from_crossing():
+    """t = 16 in a (hypothetical) 16-GPU NVLink domain: NVLink's 450 GB/s, so the step from t = 8 is only
+    the halved work per device and the ring factor 15/16 against 7/8; two nodes add 450/400."""
+    tokens, rate = 4096, 1000e12
+    assert article.bus_bandwidth(16, article.H100_NVLINK_16) == 450e9
+    eight = article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 8, rate)
+    domain = article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 16, rate, article.H100_NVLINK_16)
+    nodes = article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 16, rate, article.H100_NODES)
+    assert domain["comm_s"] == pytest.approx(eight["comm_s"] * (15 / 16) / (7 / 8), rel=1e-12)
+    assert domain["matmul_s"] == pytest.approx(eight["matmul_s"] / 2, rel=1e-12)
+    assert domain["ratio"] / eight["ratio"] == pytest.approx(2 * (15 / 16) / (7 / 8), rel=1e-12)
+    assert nodes["ratio"] / domain["ratio"] == pytest.approx(450 / 400, rel=1e-12)
+
+
+def test_micro_batches_per_step_and_torchtitans_recipe():
+    """16,384 tokens per device: 2 micro-batches of torchtitan's 8,192-token rows, 4 of 4,096-token sequences."""
+    assert article.TORCHTITAN_LLAMA3_8B_MICROBATCH_TOKENS == 8 * 1024
+    assert article.micro_batches_per_step(16384, article.TORCHTITAN_LLAMA3_8B_MICROBATCH_TOKENS) == 2
+    assert article.micro_batches_per_step(16384, 4096) == 4
+    with pytest.raises(LedgerError, match="tokens_per_micro_batch = 3000: must divide tokens_per_device = 16384"):
+        article.micro_batches_per_step(16384, 3000)
+    with pytest.raises(LedgerError, match="tokens_per_device = 0"):
+        article.micro_batches_per_step(0, 4096)
+    with pytest.raises(LedgerError, match="tokens_per_micro_batch = 4096.0"):
+        article.micro_batches_per_step(16384, 4096.0)

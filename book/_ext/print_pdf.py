@@ -11,7 +11,11 @@ myst-nb's HTML tables. The cost: the page breaks are the browser's.
 The build directory is served on 127.0.0.1; every request outside it is refused and reported (the
 book must print offline). The script waits until MathJax has typeset every formula, every image has
 loaded and the fonts are ready, then prints A4 with page numbers, a PDF outline from the headings
-and tagged structure (so the figures' alt texts travel into the PDF).
+and tagged structure (so the figures' alt texts travel into the PDF). It adds a title page that names
+the version (commit date and hash, `book_version`) and the licences, and a contents page whose page
+numbers come from a first printing (pdftotext finds each chapter's title), printed again with them.
+The print style keeps code cells, tables and figures whole where they fit on a page, drops widget
+cells and collapsed code, and fills code cells with CODE_BACKGROUND (no frame to leave behind).
 """
 from __future__ import annotations
 
@@ -29,17 +33,207 @@ FOOTER = ('<div style="font-size: 8px; width: 100%; text-align: center; color: #
           '<span class="title"></span> &middot; <span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 
 
+CODE_BACKGROUND = "#f1efe8"
+"""The fill of a code cell's input on paper, a warm grey no admonition or exercise box uses (their tints
+are bluish, greenish or orange): late_code_cells and tests/test_pdf.py find code cells by it."""
+
 PRINT_CSS = """
-/* Each chapter starts a page; headings stay with what follows; figures and table rows are not split. */
+/* Each chapter starts a page; headings stay with what follows; a code cell, table or figure that
+   fits on one page is not split. */
 .toctree-wrapper > section { break-before: page; }
-h1, h2, h3, h4 { break-after: avoid; }
-img, figure, tr, mjx-container[display="true"] { break-inside: avoid; }
+h1, h2, h3, h4 { break-after: avoid; page-break-after: avoid; }
+img, figure, tr, mjx-container[display="true"], table, .tx-table, .cell_input, .cell_output,
+div.highlight, pre { break-inside: avoid; page-break-inside: avoid; }
+h1 + *, h2 + *, h3 + *, h4 + * { break-before: avoid; }
 /* Paper cannot scroll sideways: long code lines wrap, and wide tables shrink to the page width. */
 pre, .highlight pre { white-space: pre-wrap !important; overflow-wrap: anywhere; overflow: visible !important; }
 div[style*="overflow"], .table-wrapper, .output, .cell_output { overflow: visible !important; }
 table { font-size: 0.78em !important; max-width: 100% !important; }
 table th, table td { padding: 0.2em 0.35em !important; }
-"""
+/* A code cell is one filled box, without a frame that a page break could leave empty. */
+div.cell_input, div.cell_input div.highlight, div.cell_input pre { background: CODE_BACKGROUND !important; }
+div.cell_input { border: none !important; }
+/* Paper has no sliders and no toggles: widget cells (tag remove-output) and collapsed code go. */
+div.cell.tag_remove-output, details.hide.above-input, details.hide.below-input,
+.chapter-slides-link { display: none !important; }
+/* The title page and the contents with page numbers (added by print_pdf). */
+.tx-title-page { break-after: page; text-align: center; padding-top: 30%; }
+.tx-title-page h1 { font-size: 2.2em; border: none; }
+.tx-title-page p { margin: 0.6em 0; }
+/* The theme's print contents (#jb-print-toc) set list items and margins with !important: these rules
+   are more specific. */
+.bd-main .bd-content #jb-print-toc.tx-contents { break-after: page; }
+.bd-main .bd-content #jb-print-toc.tx-contents h2 { margin: 0 0 0.3em 0 !important; }
+.bd-main .bd-content #jb-print-toc.tx-contents p.caption { margin: 0.7em 0 0.15em 0 !important; font-weight: bold; }
+.bd-main .bd-content #jb-print-toc.tx-contents nav { display: block !important; width: 100% !important; }
+.bd-main .bd-content #jb-print-toc.tx-contents ul.section-nav { display: block !important; list-style: none !important;
+    margin: 0 0 0 1.2em !important; padding: 0 !important; }
+.bd-main .bd-content #jb-print-toc.tx-contents .section-nav li.tx-entry { display: flex !important; gap: 0.4em;
+    margin: 0 !important; padding: 0.1em 0 !important; align-items: baseline; }
+.bd-main .bd-content #jb-print-toc.tx-contents .section-nav li.tx-entry > a { display: inline !important;
+    padding: 0 !important; flex: 0 1 auto; }
+.bd-main .bd-content #jb-print-toc.tx-contents li .tx-dots { flex: 1 1 auto; border-bottom: 1px dotted #999; min-width: 1em; }
+.bd-main .bd-content #jb-print-toc.tx-contents li .tx-page { flex: 0 0 auto; min-width: 2.2em; margin-left: 0.3em;
+    text-align: right; font-variant-numeric: tabular-nums; }
+""".replace("CODE_BACKGROUND", CODE_BACKGROUND)
+
+FRONT_MATTER_JS = """([version, licence]) => {
+    // Jupyter Book's print block (#jb-print-docs-body: the title, then the contents) becomes a
+    // title page naming the version and licence, then a contents page with a page-number slot per entry.
+    const block = document.querySelector('#jb-print-docs-body');
+    if (!block) { throw new Error('no #jb-print-docs-body: not a Jupyter Book singlehtml page'); }
+    const title = block.querySelector('h1');
+    const front = document.createElement('div');
+    front.className = 'tx-title-page';
+    title.replaceWith(front);
+    front.appendChild(title);
+    for (const [cls, text] of [['tx-version', version], ['tx-licence-line', licence]]) {
+        const p = document.createElement('p');
+        p.className = cls;
+        p.textContent = text;
+        front.appendChild(p);
+    }
+    const toc = block.querySelector('#jb-print-toc');
+    toc.classList.add('tx-contents');
+    const entries = [];
+    for (const a of toc.querySelectorAll('li > a[href^="#"]')) {
+        // Link the section itself (its anchor span sits before the page break, on the page before).
+        const anchor = document.getElementById(decodeURIComponent(a.getAttribute('href').slice(1)));
+        let target = anchor;
+        if (anchor && !anchor.id.startsWith('tx-') && anchor.nextElementSibling && anchor.nextElementSibling.id) {
+            target = anchor.nextElementSibling;
+        }
+        if (target && target.tagName !== 'SECTION') {
+            const section = target.querySelector('section[id]') || target.closest('section[id]');
+            if (section) target = section;
+        }
+        if (target) a.setAttribute('href', '#' + target.id);
+        const li = a.parentElement;
+        li.classList.add('tx-entry');
+        const dots = document.createElement('span'); dots.className = 'tx-dots';
+        const page = document.createElement('span'); page.className = 'tx-page'; page.textContent = '000';
+        li.append(dots, page);
+        entries.push({id: target ? target.id : '', text: a.textContent.trim()});
+    }
+    return entries;
+}"""
+
+BREAK_BEFORE_JS = """(lines) => {
+    const norm = s => s.replace(/\\s+/g, '');
+    const wanted = lines.map(norm).filter(l => l.length >= 4);
+    let moved = 0;
+    for (const pre of document.querySelectorAll('div.cell_input pre')) {
+        const first = norm(pre.textContent.split('\\n')[0]);
+        if (first && wanted.some(l => first.startsWith(l) || l.startsWith(first))) {
+            const box = pre.closest('div.cell_input');
+            if (box.style.breakBefore !== 'page') { box.style.breakBefore = 'page'; moved++; }
+        }
+    }
+    return moved;
+}"""
+"""Start on a new page every code cell whose first line is one of `lines` (the cells that began in
+the last tenth of a page in the previous printing)."""
+
+SET_PAGES_JS = """(pages) => {
+    [...document.querySelectorAll('.tx-contents .tx-page')].forEach((span, k) => { span.textContent = pages[k]; });
+}"""
+
+LICENCE = ("Text and figures: CC BY 4.0. Code (the ledger library, the notebooks' code cells, the tests): MIT. "
+           "See the LICENSE file of the repository.")
+
+
+def book_version(root: Path | None = None) -> str:
+    """"Version of <commit date>, commit <short hash>" from git, or the print date outside a git checkout."""
+    import datetime
+    import subprocess
+
+    root = root or Path(__file__).resolve().parents[2]
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
+                                text=True, check=True, timeout=10).stdout.strip()
+        date = subprocess.run(["git", "log", "-1", "--format=%cs", "HEAD"], cwd=root, capture_output=True,
+                              text=True, check=True, timeout=10).stdout.strip()
+        if commit and date:
+            return f"Version of {date}, commit {commit}"
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return f"Printed on {datetime.date.today().isoformat()} (not from a git checkout: no commit to name)"
+
+
+def _normal(text: str) -> str:
+    import unicodedata
+
+    return " ".join(unicodedata.normalize("NFKC", text).replace("\u00ad", "").split()).lower()
+
+
+LATE = 0.9
+"""A code cell that starts below this fraction of a page's body is moved to the next page."""
+
+
+def late_code_cells(pdf: Path, dpi: int = 30) -> list[str]:
+    """The first line of every code cell that starts in the last tenth of a page's body: found by
+    its fill (CODE_BACKGROUND) on the pages rendered by pdftoppm, its text by pdftotext -bbox."""
+    import html
+    import re
+    import subprocess
+    import tempfile
+
+    import numpy as np
+    from PIL import Image
+
+    colour = tuple(int(CODE_BACKGROUND[k:k + 2], 16) for k in (1, 3, 5))
+    bbox = subprocess.run(["pdftotext", "-bbox", "-enc", "UTF-8", str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    pages = re.findall(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', bbox, re.DOTALL)
+    found = []
+    with tempfile.TemporaryDirectory() as folder:
+        subprocess.run(["pdftoppm", "-r", str(dpi), "-png", str(pdf), f"{folder}/p"], check=True)
+        images = sorted(Path(folder).glob("p-*.png"), key=lambda p: int(p.stem.split("-")[-1]))
+        for (_, height, words), path in zip(pages, images):
+            image = Image.open(path).convert("RGB")
+            top, bottom = int(15 / 297 * image.height), int((1 - 18 / 297) * image.height)
+            fill = (np.abs(np.asarray(image, dtype=int) - colour) <= 3).all(axis=2)
+            rows = list(fill[top:bottom].sum(axis=1) > 0.1 * image.width)
+            for k in range(1, len(rows)):
+                if rows[k] and not any(rows[max(0, k - 3):k]) and k > LATE * len(rows):
+                    y = (top + k) / image.height * float(height)
+                    line = [(float(x), w) for x, yy, w in re.findall(
+                        r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="[\d.]+" yMax="[\d.]+">(.*?)</word>', words)
+                        if y - 1 <= float(yy) <= y + 14]
+                    if line:
+                        found.append(" ".join(html.unescape(w) for _, w in sorted(line)))
+    return found
+
+
+def heading_pages(pdf: Path, entries: list[dict], skip: int) -> list[int]:
+    """The page (1-based) of each contents entry: from the PDF's named destinations (Chromium writes one
+    for every in-document link target; `pdfinfo -dests`), else the first page after the previous
+    entry's, past the first `skip` pages, whose text holds the entry's title."""
+    import re
+    import subprocess
+
+    dests = {}
+    listing = subprocess.run(["pdfinfo", "-dests", str(pdf)], capture_output=True, text=True, check=False).stdout
+    for line in listing.splitlines():
+        match = re.match(r'^\s*(\d+)\s+\[.*\]\s+"(.*)"\s*$', line)
+        if match:
+            dests[match.group(2)] = int(match.group(1))
+    text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    pages = [_normal(p) for p in text.split("\f")]
+    found, start = [], skip
+    for entry in entries:
+        if entry["id"] in dests:
+            found.append(dests[entry["id"]])
+            start = dests[entry["id"]] - 1
+            continue
+        wanted = _normal(entry["text"])
+        page = next((k for k in range(start, len(pages)) if wanted in pages[k]), None)
+        if page is None:
+            raise SystemExit(f"the heading {entry['text']!r} is not in the printed PDF after page {start + 1}")
+        found.append(page + 1)
+        start = page
+    return found
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -106,10 +300,33 @@ def print_pdf(build: Path, out: Path, timeout_s: float = 300) -> list[str]:
             if untypeset:
                 raise SystemExit(f"{untypeset} formulas were not typeset by MathJax; not printing")
             out.parent.mkdir(parents=True, exist_ok=True)
-            page.pdf(path=str(out), format="A4", print_background=True, display_header_footer=True,
-                     header_template="<span></span>", footer_template=FOOTER,
-                     margin={"top": "15mm", "bottom": "18mm", "left": "14mm", "right": "14mm"},
-                     outline=True, tagged=True)
+            entries = page.evaluate(FRONT_MATTER_JS, [book_version(), LICENCE])
+            if not entries:
+                raise SystemExit("the print contents (#jb-print-toc) lists no chapter; not printing")
+
+            def print_once():
+                page.pdf(path=str(out), format="A4", print_background=True, display_header_footer=True,
+                         header_template="<span></span>", footer_template=FOOTER,
+                         margin={"top": "15mm", "bottom": "18mm", "left": "14mm", "right": "14mm"},
+                         outline=True, tagged=True)
+
+            # Print, read each chapter's page, write the numbers into the contents, print again (the
+            # numbers take the placeholders' room, so the pages do not move; checked below).
+            # A code cell that starts in the last tenth of a page is moved to the next (as a heading
+            # is kept with what follows); that moves pages, so both are repeated until nothing changes.
+            print_once()
+            contents_pages = 2
+            pages = heading_pages(out, entries, skip=contents_pages)
+            for _ in range(4):
+                page.evaluate(SET_PAGES_JS, [str(n) for n in pages])
+                moved = page.evaluate(BREAK_BEFORE_JS, late_code_cells(out))
+                print_once()
+                again = heading_pages(out, entries, skip=contents_pages)
+                if again == pages and not moved:
+                    break
+                pages = again
+            else:
+                raise SystemExit("the contents' page numbers and page breaks did not settle after four prints")
             browser.close()
     finally:
         httpd.shutdown()

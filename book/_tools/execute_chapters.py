@@ -17,6 +17,10 @@ Commands (run from anywhere; paths are the repository's):
   python book/_tools/execute_chapters.py stress -n 5   execute every chapter 5 times, report the slowest
                                                          execution and the stalls and retries
   python book/_tools/execute_chapters.py one SRC OUT   execute one notebook in this process (a worker)
+
+Every bound is an option (--kernel-start-timeout, --cell-timeout, --iopub-timeout, --attempt-limit,
+--retries, --poll-slice) and a keyword argument of execute_with_retry/execute_all, with the build's
+values below as defaults; tests/test_execution.py runs the same path with bounds of a second or two.
 """
 from __future__ import annotations
 
@@ -47,6 +51,7 @@ POLL_SLICE_S = 1.0  # longest a reply can sit unnoticed in a socket whose wake-u
 ATTEMPT_LIMIT_S = 60  # wall clock for one execution (kernel start to shutdown); the worker is killed past it
 RETRIES = 1  # a stalled execution is run once more; a cell that raises is not retried
 EXIT_CELL_ERROR, EXIT_STALLED = 3, 4
+WORKER_REPORTS = ("a cell raised: ", "stalled: ")  # how the worker's one line on stderr starts
 # One worker more than cores: a worker's client waits on its kernel's replies, and a kernel waits while
 # it starts; on this 2-core machine 3 workers executed the chapters in 22-29 s where 2 took 32-47 s
 # (paired runs, docs/execution.md).
@@ -57,8 +62,12 @@ WORKERS = (os.cpu_count() or 1) + 1
 # The worker: one notebook, one kernel, in this process.
 
 def bounded_client(nb, cwd: str, poll_slice_s: float, cell_timeout_s: float, late_wakeups: list,
-                   pid_file: Path | None = None):
+                   pid_file: Path | None = None, kernel_start_s: float = KERNEL_START_S,
+                   iopub_timeout_s: float = IOPUB_TIMEOUT_S):
     """An nbclient NotebookClient with bounded waits whose socket polls are cut into poll_slice_s slices.
+
+    Bounds in seconds: kernel_start_s to start the kernel and get its first reply, cell_timeout_s for
+    each cell's reply, iopub_timeout_s for a cell's outputs after its reply.
 
     late_wakeups collects (channel, seconds waited, message type and cell) for every message found
     only when a poll timed out: it was in the socket, but the event loop was never woken for it (0 disables the slicing,
@@ -86,7 +95,7 @@ def bounded_client(nb, cwd: str, poll_slice_s: float, cell_timeout_s: float, lat
             return kc
 
     return SlicedPollClient(
-        nb, timeout=cell_timeout_s, startup_timeout=KERNEL_START_S, iopub_timeout=IOPUB_TIMEOUT_S,
+        nb, timeout=cell_timeout_s, startup_timeout=kernel_start_s, iopub_timeout=iopub_timeout_s,
         raise_on_iopub_timeout=True, shutdown_kernel="immediate", allow_errors=False,
         record_timing=False,  # cell timing metadata would change the hash jupyter-cache matches on
         resources={"metadata": {"path": cwd}})
@@ -156,7 +165,8 @@ def take_eval_values(nb) -> dict:
     return json.loads(text.split(EVAL_MARK, 1)[1]) if EVAL_MARK in text else {}
 
 
-def execute_one(src: Path, out: Path, poll_slice_s: float, cell_timeout_s: float) -> int:
+def execute_one(src: Path, out: Path, poll_slice_s: float = POLL_SLICE_S, cell_timeout_s: float = CELL_TIMEOUT_S,
+                kernel_start_s: float = KERNEL_START_S, iopub_timeout_s: float = IOPUB_TIMEOUT_S) -> int:
     """Execute src in a fresh kernel (cwd: its folder), write it to out (and, when its prose has
     `{eval}` roles, their values to <out>.eval.json: book/_ext/eval_values.py); print one JSON line;
     exit code."""
@@ -170,7 +180,8 @@ def execute_one(src: Path, out: Path, poll_slice_s: float, cell_timeout_s: float
     late: list = []
     started = time.monotonic()
     try:
-        bounded_client(nb, str(src.parent), poll_slice_s, cell_timeout_s, late, kernel_pid_file(out)).execute()
+        bounded_client(nb, str(src.parent), poll_slice_s, cell_timeout_s, late, kernel_pid_file(out),
+                       kernel_start_s, iopub_timeout_s).execute()
     except CellExecutionError as err:  # the chapter's own code raised: deterministic, not retried
         print(f"a cell raised: {err.ename}: {err.evalue}", file=sys.stderr)
         return EXIT_CELL_ERROR
@@ -211,14 +222,16 @@ def chapters() -> list[Path]:
     return [ROOT / f"{f}.ipynb" for f in files if (ROOT / f"{f}.ipynb").exists()]
 
 
-def run_attempt(src: Path, out: Path, poll_slice_s: float, cell_timeout_s: float,
-                attempt_limit_s: float) -> tuple[int, str, float]:
+def run_attempt(src: Path, out: Path, poll_slice_s: float, cell_timeout_s: float, attempt_limit_s: float,
+                kernel_start_s: float = KERNEL_START_S,
+                iopub_timeout_s: float = IOPUB_TIMEOUT_S) -> tuple[int, str, float]:
     """One execution of src in a worker process; (exit code, what it printed, wall seconds).
 
     The worker gets its own session, so a worker past attempt_limit_s is killed with its kernel.
     """
     cmd = [sys.executable, str(Path(__file__).resolve()), "one", str(src), str(out),
-           "--poll-slice", str(poll_slice_s), "--cell-timeout", str(cell_timeout_s)]
+           "--poll-slice", str(poll_slice_s), "--cell-timeout", str(cell_timeout_s),
+           "--kernel-start-timeout", str(kernel_start_s), "--iopub-timeout", str(iopub_timeout_s)]
     started = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, cwd=ROOT)
@@ -236,21 +249,30 @@ def run_attempt(src: Path, out: Path, poll_slice_s: float, cell_timeout_s: float
             proc.communicate(timeout=10)
         except subprocess.TimeoutExpired:
             pass
-        return EXIT_STALLED, f"stalled: no result after {attempt_limit_s:.0f} s, worker killed", \
+        return EXIT_STALLED, f"stalled: no result after {attempt_limit_s:g} s, worker killed", \
             time.monotonic() - started
-    text = stdout.strip().splitlines()[-1] if proc.returncode == 0 and stdout.strip() else stderr.strip()
-    return proc.returncode, text, time.monotonic() - started
+    if proc.returncode == 0 and stdout.strip():
+        return 0, stdout.strip().splitlines()[-1], time.monotonic() - started
+    # The worker's own one-line report; what a library prints after it (e.g. nbclient's atexit
+    # cleanup of a kernel that never started) must not hide it.
+    reports = [line for line in stderr.strip().splitlines() if line.startswith(WORKER_REPORTS)]
+    return proc.returncode, reports[-1] if reports else stderr.strip(), time.monotonic() - started
 
 
 def execute_with_retry(src: Path, out: Path, poll_slice_s: float = POLL_SLICE_S,
                        cell_timeout_s: float = CELL_TIMEOUT_S, attempt_limit_s: float = ATTEMPT_LIMIT_S,
-                       retries: int = RETRIES, log=None) -> Outcome:
-    """Execute src into out; retry a stalled attempt `retries` times; log every retry and failure by name."""
+                       retries: int = RETRIES, log=None, kernel_start_s: float = KERNEL_START_S,
+                       iopub_timeout_s: float = IOPUB_TIMEOUT_S) -> Outcome:
+    """Execute src into out; retry a stalled attempt `retries` times; log every retry and failure by name.
+
+    The bounds (seconds) default to the build's; a test passes shorter ones to the same code path.
+    """
     name = str(src.relative_to(ROOT)) if src.is_relative_to(ROOT) else str(src)
     log = log or (lambda line: print(line, flush=True))
     outcome = Outcome(name)
     for attempt in range(retries + 1):
-        code, text, wall = run_attempt(src, out, poll_slice_s, cell_timeout_s, attempt_limit_s)
+        code, text, wall = run_attempt(src, out, poll_slice_s, cell_timeout_s, attempt_limit_s,
+                                       kernel_start_s, iopub_timeout_s)
         kernel_pid_file(out).unlink(missing_ok=True)
         if code == 0:
             report = json.loads(text)
@@ -269,7 +291,11 @@ def execute_with_retry(src: Path, out: Path, poll_slice_s: float = POLL_SLICE_S,
 
 def execute_all(notebooks: list[Path], out_dir: Path, workers: int, repeat: int = 1,
                 **bounds) -> tuple[list[Outcome], float]:
-    """Execute every notebook `repeat` times on `workers` workers; (outcomes, wall seconds)."""
+    """Execute every notebook `repeat` times on `workers` workers; (outcomes, wall seconds).
+
+    bounds: keyword arguments of execute_with_retry (poll_slice_s, cell_timeout_s, attempt_limit_s,
+    retries, kernel_start_s, iopub_timeout_s); the build's values where not given.
+    """
     jobs = [(nb, out_dir / f"{i}" / nb.relative_to(ROOT)) for i in range(repeat) for nb in notebooks]
     for _, out in jobs:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -318,12 +344,12 @@ def write_cache(outcomes: list[Outcome], executed_dir: Path) -> None:
                                     check_validity=False, overwrite=True)
 
 
-def command_execute(workers: int) -> int:
+def command_execute(workers: int, **bounds) -> int:
     """Execute every chapter once, from scratch, into EXECUTED and CACHE; 1 if any failed."""
     shutil.rmtree(EXECUTED, ignore_errors=True)
     shutil.rmtree(CACHE, ignore_errors=True)
     with tempfile.TemporaryDirectory(dir=BUILD) as tmp:
-        outcomes, wall = execute_all(chapters(), Path(tmp), workers)
+        outcomes, wall = execute_all(chapters(), Path(tmp), workers, **bounds)
         print(summarise(outcomes, wall, workers), flush=True)
         if not all(o.ok for o in outcomes):
             return 1
@@ -335,26 +361,26 @@ def command_execute(workers: int) -> int:
     return 0
 
 
-def serial_baseline() -> float:
+def serial_baseline(**bounds) -> float:
     """The sum of the chapters' execution times, executed one after another (nothing is kept)."""
     BUILD.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(dir=BUILD) as tmp:
-        outcomes, wall = execute_all(chapters(), Path(tmp), workers=1)
+        outcomes, wall = execute_all(chapters(), Path(tmp), workers=1, **bounds)
     print("serial baseline: " + summarise(outcomes, wall, 1), flush=True)
     return sum(o.seconds for o in outcomes)
 
 
-def command_book(workers: int, baseline: bool = False) -> int:
+def command_book(workers: int, baseline: bool = False, **bounds) -> int:
     """Wipe the build, execute every chapter, build the book from the cache; print the timings.
 
     With baseline, first execute the chapters one after another and compare the build with their sum.
     """
-    serial_s = serial_baseline() if baseline else None
+    serial_s = serial_baseline(**bounds) if baseline else None
     started = time.monotonic()
     for stale in ("html", ".doctrees", "jupyter_execute"):  # command_execute wipes its own two
         shutil.rmtree(BUILD / stale, ignore_errors=True)
     BUILD.mkdir(exist_ok=True)
-    if command_execute(workers):
+    if command_execute(workers, **bounds):
         print("make book: stopped, a chapter failed to execute (above)")
         return 1
     executed_at = time.monotonic()
@@ -382,12 +408,13 @@ def command_book(workers: int, baseline: bool = False) -> int:
     return code
 
 
-def command_stress(repeat: int, workers: int, poll_slice_s: float, cell_timeout_s: float) -> int:
+def command_stress(repeat: int, workers: int, **bounds) -> int:
     """Execute every chapter `repeat` times through the build's path; report the slowest, stalls, retries."""
     BUILD.mkdir(exist_ok=True)
+    poll_slice_s = bounds.get("poll_slice_s", POLL_SLICE_S)
+    cell_timeout_s = bounds.get("cell_timeout_s", CELL_TIMEOUT_S)
     with tempfile.TemporaryDirectory(dir=BUILD) as tmp:
-        outcomes, wall = execute_all(chapters(), Path(tmp), workers, repeat=repeat,
-                                     poll_slice_s=poll_slice_s, cell_timeout_s=cell_timeout_s)
+        outcomes, wall = execute_all(chapters(), Path(tmp), workers, repeat=repeat, **bounds)
     done = [o for o in outcomes if o.ok]
     slowest = max(done, key=lambda o: o.seconds) if done else None
     stalled = sum(len(o.attempts) for o in outcomes)
@@ -404,7 +431,19 @@ def command_stress(repeat: int, workers: int, poll_slice_s: float, cell_timeout_
     return 0 if len(done) == len(outcomes) else 1
 
 
-def main(argv: list[str] | None = None) -> int:
+def positive_seconds(text: str) -> float:
+    """A bound in seconds, for argparse: a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: a bound is a finite number of seconds above 0")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line; the bounds default to the build's (KERNEL_START_S, CELL_TIMEOUT_S, ...)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["execute", "book", "stress", "one"])
     parser.add_argument("paths", nargs="*", type=Path, help="for `one`: the notebook and where to write it")
@@ -412,23 +451,46 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=WORKERS)
     parser.add_argument("--poll-slice", type=float, default=POLL_SLICE_S,
                         help="seconds per socket poll; 0 polls for the whole timeout, as nbclient does")
-    parser.add_argument("--cell-timeout", type=float, default=CELL_TIMEOUT_S)
+    parser.add_argument("--kernel-start-timeout", type=positive_seconds, default=KERNEL_START_S,
+                        help="seconds for a kernel to start and answer (default %(default)s)")
+    parser.add_argument("--cell-timeout", type=positive_seconds, default=CELL_TIMEOUT_S,
+                        help="seconds for one cell's reply (default %(default)s)")
+    parser.add_argument("--iopub-timeout", type=positive_seconds, default=IOPUB_TIMEOUT_S,
+                        help="seconds for a cell's outputs after its reply (default %(default)s)")
+    parser.add_argument("--attempt-limit", type=positive_seconds, default=ATTEMPT_LIMIT_S,
+                        help="wall-clock seconds for one execution, kernel start to shutdown; the worker "
+                             "is killed past it (default %(default)s)")
+    parser.add_argument("--retries", type=int, default=RETRIES,
+                        help="executions of a stalled notebook after the first (default %(default)s)")
     parser.add_argument("--serial-baseline", action="store_true",
                         help="book: first execute the chapters one after another, and compare")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     for name, value in (("--repeat", args.repeat), ("--workers", args.workers)):
         if value < 1:
             parser.error(f"{name} must be a whole number of at least 1, got {value}")
+    if args.retries < 0:
+        parser.error(f"--retries must be a whole number of at least 0, got {args.retries}")
+    if args.poll_slice < 0:
+        parser.error(f"--poll-slice must be 0 (no slicing) or a number of seconds above 0, got {args.poll_slice}")
     if args.command == "one":
         if len(args.paths) != 2:
             parser.error("`one` takes two paths: the notebook and where to write the executed copy")
-        return execute_one(args.paths[0], args.paths[1], args.poll_slice, args.cell_timeout)
+        return execute_one(args.paths[0], args.paths[1], args.poll_slice, args.cell_timeout,
+                           args.kernel_start_timeout, args.iopub_timeout)
+    bounds = {"poll_slice_s": args.poll_slice, "cell_timeout_s": args.cell_timeout,
+              "kernel_start_s": args.kernel_start_timeout, "iopub_timeout_s": args.iopub_timeout,
+              "attempt_limit_s": args.attempt_limit, "retries": args.retries}
     if args.command == "execute":
         BUILD.mkdir(exist_ok=True)
-        return command_execute(args.workers)
+        return command_execute(args.workers, **bounds)
     if args.command == "book":
-        return command_book(args.workers, args.serial_baseline)
-    return command_stress(args.repeat, args.workers, args.poll_slice, args.cell_timeout)
+        return command_book(args.workers, args.serial_baseline, **bounds)
+    return command_stress(args.repeat, args.workers, **bounds)
 
 
 if __name__ == "__main__":

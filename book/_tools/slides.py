@@ -1,26 +1,30 @@
-"""Build one reveal.js slide set per chapter from the executed chapter notebooks (`make slides`).
+"""Build one reveal.js deck per chapter from the executed chapter notebooks (`make slides`).
 
-What goes on the slides is chosen by a rule, not by a second copy of the text:
+A deck is for projecting: 16:9 at 1280x720, each prose slide a heading and a few short lines (at
+most about 40 words) written for it and kept in the chapter's cell metadata (`tx_slides`, see
+book/_tools/slide_text.py), the chapter's own paragraphs in the speaker notes (`S` opens the
+speaker view of reveal.js's notes plugin, shipped with the deck). In order:
 
-- the chapter title and its first paragraph;
-- the Overview's bullets and the Summary in full;
-- for every other section (`##` or `###`): its heading with its first paragraph (and, when that
-  paragraph ends with a colon, the list or equation it introduces), every display equation of the
-  section, then each figure and table the section shows (outputs, markdown tables and glued
-  figures), one slide each;
-- one slide listing the exercises (label, first sentence, how to check the answer);
+- the objectives: the chapter's title and its Overview's lines (notes: the opening paragraph);
+- for every other section (`##` or `###`): a slide with the lines written for it (notes: the
+  section's paragraphs), then one slide per display equation, table and figure the section shows
+  (outputs, markdown tables and glued figures); figures are the slide-size drawings
+  `ledger.figures.show` keeps in the output's metadata (larger type, at least 18 px on the slide);
+- the summary, and last the exercises: each label with one line (notes: the statements);
 - Prerequisites, Imports and the widget sections (Explore...) are left out.
 
-A cell's `slideshow.slide_type` metadata (Jupyter's own slideshow field) overrides the rule:
-"skip" leaves the cell out, "slide" or "subslide" puts the whole cell on a slide of its own.
+A section without written lines falls back to its lead paragraph (marked data-text="rule"; the
+tests require written lines). A cell's `slideshow.slide_type` metadata (Jupyter's own field)
+overrides the rule: "skip" leaves the cell out, "slide" or "subslide" puts the whole cell on a slide.
 
 Numbers are the glued ones: the builder reads the executed notebooks myst-nb leaves in
 _build/jupyter_execute/notebooks (each with its `.glue.json`), replaces every `{glue:text}` role
 with the value formatted as myst-nb formats it, and refuses an executed copy whose cells differ
-from the chapter in notebooks/ (a stale build). reveal.js and MathJax come from the pinned npm
-packages (package.json) and are copied next to the slides, so they work offline. With --book-html
-the same slides are also written into the built book's slides/ folder, which its chapter pages
-link (book/_ext/chapter_slides.py), so that the published HTML carries them.
+from the chapter in notebooks/ (a stale build). Citations read "(Author year)", or "Author (year)"
+for `{cite:t}`; a `{doc}` link reads "chapter 6 (“Title”)". reveal.js and MathJax come from the
+pinned npm packages (package.json) and are copied next to the slides, so they work offline. With
+--book-html the same slides are also written into the built book's slides/ folder, which its
+chapter pages link (book/_ext/chapter_slides.py), so that the published HTML carries them.
 """
 from __future__ import annotations
 
@@ -40,6 +44,7 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from myst_nb.core.variables import format_plain_text
 
+import slide_text
 from executed import StaleBuild, chapter_stems, read_executed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,6 +112,10 @@ def _output_html(output) -> str | None:
     if "image/png" in data:
         png = data["image/png"]
         png = png if isinstance(png, str) else "".join(png)
+        slide = metadata.get("image/png", {}).get("slide")
+        if slide:  # drawn again for a slide by ledger.figures.show: larger type at the slide's size
+            return (f'<img class="figure" alt="{alt("image/png")}" data-min-font-px="{slide["min_font_px"]:.1f}" '
+                    f'src="data:image/png;base64,{slide["png"].strip()}">')
         return f'<img class="figure" alt="{alt("image/png")}" src="data:image/png;base64,{png.strip()}">'
     if "image/svg+xml" in data:
         svg = data["image/svg+xml"]
@@ -191,6 +200,8 @@ class Context:
     chapter_page: str = ""
     glue_outputs: dict = field(default_factory=dict)
     eval_values: dict = field(default_factory=dict)  # {expression: {"text": ...}}, <chapter>.eval.json
+    texts: dict = field(default_factory=dict)   # {key: (slide lines, origin)}, book/_tools/slide_text.py
+    citations_textual: dict = field(default_factory=dict)  # {key: "Hoffmann et al. (2022)"}
 
 
 def _role_text(body: str) -> str:
@@ -221,16 +232,30 @@ def replace_roles(text: str, ctx: Context) -> str:
             unknown = [k for k in keys if k not in ctx.citations]
             if unknown:
                 raise SlideError(f"{ctx.chapter}: citation key(s) {unknown} are not in book/references.bib")
+            if name == "cite:t":  # the authors are the sentence's subject: Hoffmann et al. (2022)
+                return "; ".join(ctx.citations_textual.get(k, ctx.citations[k]) for k in keys)
             return "(" + "; ".join(ctx.citations[k] for k in keys) + ")"
         if name == "doc":
             label = _role_text(body)
             if label != body:
                 return html.escape(label)
-            target = body.rsplit("/", 1)[-1]
-            return html.escape(ctx.titles.get(target, target))
+            return html.escape(_chapter_reference(body.rsplit("/", 1)[-1], ctx, match))
         return html.escape(_role_text(body))
 
     return ROLE.sub(one, text)
+
+
+def _chapter_reference(target: str, ctx: Context, match: re.Match) -> str:
+    """A {doc} link as words of a sentence: "chapter 6 (“Masks rewritten ...”)", or "6 (“...”)" after
+    the word "chapter(s)" (so "Chapter {doc}`01_six_n_rule` rebuilds" reads "Chapter 1 (“The 6N rule,
+    reproduced”) rebuilds")."""
+    title = ctx.titles.get(target, target)
+    number = re.match(r"^(\d+)_", target)
+    if not number:
+        return f"“{title}”"
+    before = match.string[:match.start()]
+    lead = "" if re.search(r"\b[Cc]hapters?\s+(?:\S+\s+(?:and|,)\s+)?$", before) else "chapter "
+    return f"{lead}{int(number.group(1))} (“{title}”)"
 
 
 def _markdown() -> MarkdownIt:
@@ -292,68 +317,181 @@ def _lead(blocks: list[list]) -> list[list]:
     return chosen
 
 
-def _exercise_slide(markdown: str) -> str | None:
-    items = []
+@dataclass
+class Slide:
+    """One slide: what it shows, the speaker notes (the chapter's own text) and what kind it is.
+
+    kind: "objectives", "prose", "summary", "exercises" (prose slides: short lines written for the
+    slide, with notes), or "figure", "table", "equation", "forced" (one object, a one-line caption).
+    origin: where a prose slide's lines come from: "chapter" (cell metadata), "json" (the slide-text
+    file not yet applied) or "rule" (no written lines: the section's lead paragraph, a fallback).
+    """
+
+    html: str
+    kind: str
+    notes: str = ""
+    origin: str = ""
+
+    def section(self) -> str:
+        attrs = f' data-kind="{self.kind}"' + (f' data-text="{self.origin}"' if self.origin else "")
+        notes = f'\n<aside class="notes">{self.notes}</aside>' if self.notes else ""
+        return f"<section{attrs}>\n{self.html}{notes}\n</section>"
+
+
+def _written(ctx: Context, key: str) -> tuple[str, str] | None:
+    """The slide lines written for `key` with the roles replaced, and their origin; None when there are none."""
+    found = ctx.texts.get(key)
+    if not found:
+        return None
+    text, origin = found
+    return MD.render(replace_roles(text, ctx)), origin
+
+
+def _notes(text: str) -> str:
+    """The chapter's paragraphs of a section for the speaker notes: prose, lists and equations
+    (tables, code fences and raw HTML have slides of their own or none)."""
+    blocks = [b for b in _blocks(_strip_directives(text)) if _kind(b) not in ("fence", "html_block", "table")]
+    return _render(blocks)
+
+
+def _exercises(markdown: str) -> list[tuple[str, str]]:
+    """(label, statement) of every {exercise} block in a section's markdown."""
+    found = []
     for match in DIRECTIVE_BLOCK.finditer(markdown):
         if match.group("name") != "exercise":
             continue
         body = match.group("body")
         label = re.search(r"^:label:\s*(\S+)", body, re.MULTILINE)
         statement = "\n".join(line for line in body.splitlines() if not line.startswith(":")).strip()
-        name = label.group(1) if label else "exercise"
-        items.append(f'<li><code>{html.escape(name)}</code>: {MD.renderInline(statement.split(chr(10) * 2)[0])}</li>')
+        found.append((label.group(1) if label else "exercise", statement))
+    return found
+
+
+def _exercise_slide(markdown: str, ctx: Context) -> Slide | None:
+    """The last slide: each exercise's label and one line written for it; the statements go into the notes."""
+    items, notes, origins = [], [], set()
+    for label, statement in _exercises(markdown):
+        written = ctx.texts.get(f"exercise:{label}")
+        if written:
+            line, origin = MD.renderInline(replace_roles(written[0], ctx)), written[1]
+        else:
+            line, origin = MD.renderInline(statement.split("\n\n")[0]), "rule"
+        origins.add(origin)
+        items.append(f"<li><code>{html.escape(label)}</code>: {line}</li>")
+        notes.append(f"<p><code>{html.escape(label)}</code>: {MD.renderInline(' '.join(statement.split()))}</p>")
     if not items:
         return None
-    return ('<h2>Exercises</h2><ul class="exercises">' + "".join(items) + "</ul>"
-            '<p class="how-to-check">Check an answer in the notebook: '
-            '<code>from ledger.exercises import check</code>, then <code>check("label", value)</code>.</p>')
+    origin = "rule" if "rule" in origins else "json" if "json" in origins else "chapter"
+    body = ('<h2>Exercises</h2><ul class="exercises">' + "".join(items) + "</ul>"
+            '<p class="how-to-check">Check answers with <code>ledger.exercises.check</code>.</p>')
+    return Slide(body, "exercises", "".join(notes), origin)
 
 
-def choose_slides(sections: list[Section], ctx: Context) -> list[str]:
-    """The HTML of each slide of one chapter, in order, by the selection rule above."""
-    slides = []
+def choose_slides(sections: list[Section], ctx: Context) -> list[Slide]:
+    """The slides of one chapter, in order: the objectives, then for every section a prose slide (the
+    lines written for it, its paragraphs in the notes) and one slide per equation, table and figure,
+    the summary, and the exercises last."""
+    slides: list[Slide] = []
+    exercises: Slide | None = None
+    intro = next((s for s in sections if s.level == 1), None)
+    overview = next((s for s in sections if s.title.strip().lower() == "overview"), None)
+    title = html.escape(intro.title if intro else ctx.chapter, quote=False)
+    written = _written(ctx, "Overview")
+    if written:
+        objectives, origin = written
+    else:
+        text = replace_roles("\n\n".join(overview.markdown), ctx) if overview else ""
+        objectives, origin = _render([b for b in _blocks(_strip_directives(text)) if _kind(b) == "bullet_list"][:1]), "rule"
+    first = _notes(replace_roles("\n\n".join(intro.markdown), ctx)) if intro else ""
+    slides.append(Slide(f'<h1>{title}</h1><p class="objectives-lead">In this chapter</p>{objectives}'
+                        f'<p class="chapter-link"><a href="{ctx.chapter_page}">Read the chapter</a></p>',
+                        "objectives", first, origin))
     for section in sections:
         text = replace_roles("\n\n".join(section.markdown), ctx)
         heading = html.escape(re.sub(r"\$([^$]+)\$", r"\\(\1\\)", section.title), quote=False)
         heading = replace_roles(heading, ctx)
-        title = section.title.strip().lower()
-        if section.level == 0 and not section.forced:
-            continue
-        if section.level == 1:
-            lead = _lead(_blocks(_strip_directives(text)))
-            slides.append(f'<h1>{heading}</h1>{_render(lead)}'
-                          f'<p class="chapter-link"><a href="{ctx.chapter_page}">Read the chapter</a></p>')
-        elif title == "exercises":
-            slide = _exercise_slide(text)
-            if slide:
-                slides.append(slide)
-        elif SKIPPED_SECTIONS.match(title):
+        name = section.title.strip().lower()
+        if section.level <= 1 or name == "overview" or SKIPPED_SECTIONS.match(name):
             pass
-        elif title == "summary":
-            blocks = [b for b in _blocks(_strip_directives(text)) if _kind(b) != "fence"]
-            slides.append(f"<h2>{heading}</h2>{_render(blocks)}")
+        elif name == "exercises":
+            exercises = _exercise_slide(text, ctx)
         else:
             blocks = [b for b in _blocks(_strip_directives(text)) if _kind(b) not in ("fence", "html_block")]
-            lead = _lead(blocks) if title != "overview" else [b for b in blocks if _kind(b) == "bullet_list"][:1]
-            equations = [b for b in blocks if _kind(b) == "math_block" and b not in lead]
-            tables = [b for b in blocks if _kind(b) == "table"]
-            if lead or equations:
-                slides.append(f"<h2>{heading}</h2>{_render(lead + equations)}")
-            for table in tables:
-                slides.append(f'<h3>{heading}</h3><div class="slide-table">{_render([table])}</div>')
-            for key in GLUE_FIGURE.findall(text):
-                shown = _output_html(ctx.glue_outputs.get(key, {"output_type": "display_data"}))
-                if shown is None:
-                    raise SlideError(f"{ctx.chapter}: glued figure {key!r} has no image in the executed notebook")
-                slides.append(f"<h3>{heading}</h3>{shown}")
-            for shown in section.outputs:
-                slides.append(f"<h3>{heading}</h3>{shown}")
-        for kind, forced in section.forced:
-            if kind == "html":
-                slides.append(forced)
+            written = _written(ctx, section.title.strip())
+            if written:
+                lines, origin = written
+                shown = []
             else:
-                slides.append(_render(_blocks(_strip_directives(replace_roles(forced, ctx)))))
+                lead = _lead(blocks) if name != "summary" else [b for b in blocks if _kind(b) == "bullet_list"]
+                lines, origin, shown = _render(lead), "rule", lead
+            kind = "summary" if name == "summary" else "prose"
+            if lines.strip():
+                slides.append(Slide(f"<h2>{heading}</h2>{lines}", kind, _notes(text), origin))
+            if "\\[" in lines:  # the written lines show the equations themselves
+                shown = [b for b in blocks if _kind(b) == "math_block"]
+            for block in blocks:
+                if _kind(block) == "math_block" and block not in shown:
+                    slides.append(Slide(f"<h3>{heading}</h3>{_render([block])}", "equation"))
+            for table in (b for b in blocks if _kind(b) == "table"):
+                slides += _table_slides(heading, f'<div class="slide-table">{_render([table])}</div>')
+            for key in GLUE_FIGURE.findall(text):
+                shown_html = _output_html(ctx.glue_outputs.get(key, {"output_type": "display_data"}))
+                if shown_html is None:
+                    raise SlideError(f"{ctx.chapter}: glued figure {key!r} has no image in the executed notebook")
+                slides.append(Slide(f"<h3>{heading}</h3>{shown_html}", _output_kind(shown_html)))
+            for shown_html in section.outputs:
+                if _output_kind(shown_html) == "table":
+                    slides += _table_slides(heading, shown_html)
+                else:
+                    slides.append(Slide(f"<h3>{heading}</h3>{shown_html}", "figure"))
+        for kind, forced in section.forced:
+            body = forced if kind == "html" else _render(_blocks(_strip_directives(replace_roles(forced, ctx))))
+            slides.append(Slide(body, "forced"))
+    if exercises:
+        slides.append(exercises)
     return slides
+
+
+TABLE_SLIDE_CHARS = 700
+"""About as much table text (header and rows) as a slide holds at its table type size; a longer
+table goes on several slides, each with the header."""
+TABLE_SLIDE_ROWS = 12
+
+
+def split_table(markup: str) -> list[str]:
+    """A table's HTML as one or more tables of consecutive rows, each with the header, so that each
+    fits a slide (at most TABLE_SLIDE_ROWS rows and about TABLE_SLIDE_CHARS characters of text)."""
+    match = re.search(r"(?s)^(?P<head>.*?<table[^>]*>(?:\s*<caption>.*?</caption>)?\s*(?:<thead>.*?</thead>)?)"
+                      r"\s*(?:<tbody>)?(?P<rows>.*?)(?:</tbody>)?\s*(?P<tail></table>.*)$", markup)
+    if not match:
+        return [markup]
+    rows = re.findall(r"(?s)<tr>.*?</tr>", match.group("rows"))
+    text = lambda h: len(re.sub(r"<[^>]+>", "", h))  # noqa: E731
+    budget = max(TABLE_SLIDE_CHARS - text(match.group("head")), 200)
+    chunks, current, size = [], [], 0
+    for row in rows:
+        if current and (len(current) >= TABLE_SLIDE_ROWS or size + text(row) > budget):
+            chunks.append(current)
+            current, size = [], 0
+        current.append(row)
+        size += text(row)
+    if current:
+        chunks.append(current)
+    if len(chunks) <= 1:
+        return [markup]
+    return [f"{match.group('head')}<tbody>{''.join(c)}</tbody>{match.group('tail')}" for c in chunks]
+
+
+def _table_slides(heading: str, table: str) -> list[Slide]:
+    """One slide per part of a table (split_table), the heading numbered "(1 of 2)" when it is split."""
+    parts = split_table(table)
+    if len(parts) == 1:
+        return [Slide(f"<h3>{heading}</h3>{table}", "table")]
+    return [Slide(f"<h3>{heading} ({k} of {len(parts)})</h3>{part}", "table") for k, part in enumerate(parts, 1)]
+
+
+def _output_kind(shown: str) -> str:
+    return "table" if "slide-table" in shown else "figure"
 
 
 # ---------------------------------------------------------------- writing the slides
@@ -376,33 +514,36 @@ PAGE = """<!DOCTYPE html>
 </div></div>
 <script src="lib/reveal/reveal.js"></script>
 <script src="lib/reveal/plugin/math.js"></script>
+<script src="lib/reveal/plugin/notes.js"></script>
 <script>
 Reveal.initialize({{
-  hash: true, center: false, width: 1280, height: 800, margin: 0.04, slideNumber: "c/t",
+  hash: true, center: false, width: SLIDE_WIDTH, height: SLIDE_HEIGHT, margin: 0.04, slideNumber: "c/t",
   mathjax3: {{ mathjax: "lib/mathjax/tex-chtml.js", loader: {{ load: [] }},
                tex: {{ inlineMath: [["\\\\(", "\\\\)"]], displayMath: [["\\\\[", "\\\\]"]] }} }},
-  plugins: [RevealMath.MathJax3]
+  plugins: [RevealMath.MathJax3, RevealNotes]
 }});
 </script>
 </body>
 </html>
-"""
+""".replace("SLIDE_WIDTH", "1280").replace("SLIDE_HEIGHT", "720")
+"""16:9 at 1280x720 (a projector's shape); `S` opens the notes plugin's speaker view, which reads each
+slide's <aside class="notes">."""
 
-CSS = """.reveal { font-size: 28px; }
+CSS = """.reveal { font-size: 38px; }
 .reveal h1, .reveal h2, .reveal h3 { text-transform: none; }
-.reveal h1 { font-size: 1.9em; } .reveal h2 { font-size: 1.4em; } .reveal h3 { font-size: 1.1em; }
+.reveal h1 { font-size: 1.6em; } .reveal h2 { font-size: 1.3em; } .reveal h3 { font-size: 0.9em; margin-bottom: 0.3em; }
 .reveal .slides section { text-align: left; }
 .reveal p, .reveal li { line-height: 1.35; }
-.reveal ul { display: block; margin-left: 1em; }
-.reveal .equation { text-align: center; font-size: 0.9em; }
-.reveal img.figure { display: block; margin: 0 auto; max-width: 100%; max-height: 640px; }
-.reveal .slide-table { font-size: 0.72em; overflow-x: auto; }
+.reveal ul, .reveal ol { display: block; margin-left: 1em; }
+.reveal li + li { margin-top: 0.35em; }
+.reveal .equation { text-align: center; font-size: 1em; }
+.reveal img.figure { display: block; margin: 0 auto; max-width: 100%; height: 590px; object-fit: contain; }
+.reveal .slide-table { font-size: 0.55em; overflow-x: auto; }
 .reveal .slide-table table { margin: 0 auto; border-collapse: collapse; }
 .reveal .slide-table th, .reveal .slide-table td { padding: 0.15em 0.5em; border-bottom: 1px solid #ccc; }
-.reveal ul.exercises { font-size: 0.72em; }
-.reveal section.dense p, .reveal section.dense ul { font-size: 0.82em; }
-.reveal section.denser p, .reveal section.denser ul { font-size: 0.72em; }
-.reveal .how-to-check, .reveal .chapter-link { font-size: 0.7em; color: #555; }
+.reveal ul.exercises { font-size: 0.8em; }
+.reveal .objectives-lead { color: #555; margin-bottom: 0.2em; }
+.reveal .how-to-check, .reveal .chapter-link { font-size: 0.6em; color: #555; }
 """
 
 INDEX = """<!DOCTYPE html>
@@ -419,7 +560,7 @@ press Esc for an overview, S for speaker view, F for full screen.</p>
 """
 
 REVEAL_FILES = ["dist/reveal.js", "dist/reveal.css", "dist/reset.css", "dist/theme/white.css",
-                "dist/plugin/math.js", "LICENSE"]
+                "dist/plugin/math.js", "dist/plugin/notes.js", "LICENSE"]
 MATHJAX_FILES = ["es5/tex-chtml.js", "es5/input/tex/extensions", "es5/output/chtml/fonts/woff-v2", "LICENSE"]
 
 
@@ -441,25 +582,19 @@ def copy_libraries(node_modules: Path, out: Path) -> None:
 
 
 def build_chapter_slides(stem: str, executed: Path, source: Path, ctx_base: dict, book_prefix: str) -> tuple[str, str]:
-    """The HTML of one chapter's slides and the chapter's title."""
+    """The HTML of one chapter's slides and the chapter's title. The slide lines are read from the
+    chapter in `source` (its cell metadata, or the slide-text file until that is applied)."""
     notebook, glue = read_executed(executed, stem, source)
-    ctx = Context(stem, glue_text(glue), **ctx_base, glue_outputs=glue)
+    texts = slide_text.chapter_texts(stem, nbformat.read(source / f"{stem}.ipynb", as_version=4))
+    ctx = Context(stem, glue_text(glue), **ctx_base, glue_outputs=glue, texts=texts)
     values = executed / f"{stem}.eval.json"
     ctx.eval_values = json.loads(values.read_text(encoding="utf-8")) if values.exists() else {}
     ctx.chapter_page = f"{book_prefix}notebooks/{stem}.html"
     sections = read_sections(notebook)
     slides = choose_slides(sections, ctx)
     title = ctx.titles.get(stem, stem)
-    body = "\n".join(f"<section{_density(s)}>\n{s}\n</section>" for s in slides)
+    body = "\n".join(slide.section() for slide in slides)
     return PAGE.format(title=html.escape(title), sections=body), title
-
-
-def _density(slide: str) -> str:
-    """A class that shrinks the type of a slide with much text, so that it fits the slide's height."""
-    if "<img" in slide or "slide-table" in slide:
-        return ""
-    length = len(re.sub(r"<[^>]+>", "", slide))
-    return ' class="denser"' if length > 1400 else ' class="dense"' if length > 850 else ""
 
 
 def _titles(source: Path, stems: list[str]) -> dict[str, str]:
@@ -476,7 +611,9 @@ def build(executed: Path, node_modules: Path, out: Path, source: Path = ROOT / "
           book_prefix: str = "../html/") -> list[Path]:
     """Write every chapter's slides, an index and the libraries under `out`; return the slide files."""
     stems = chapter_stems()
-    ctx_base = {"citations": load_citations(ROOT / "book" / "references.bib"), "titles": _titles(source, stems)}
+    citations = load_citations(ROOT / "book" / "references.bib")
+    textual = {k: re.sub(r" (\d{4}\w?)$", r" (\1)", v) for k, v in citations.items()}
+    ctx_base = {"citations": citations, "citations_textual": textual, "titles": _titles(source, stems)}
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)

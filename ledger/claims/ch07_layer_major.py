@@ -75,3 +75,24 @@ def _shared() -> bool:
         rate = fused.conversions.values / step_row(s).digital_step_s
         out.append(100 <= rate / fused.io_rate <= 1000)
     return all(out)
+
+
+@claim("ch07-default-policy-does-not-fit", CH,
+       "With nothing recomputed and one micro-batch per GPU, a Hyena layer keeps 150 to 200 KB per token for its "
+       "backward pass, and a GPU's activations alone exceed its 80 GB of HBM; full recomputation brings them "
+       "under a tenth of it, and two micro-batches halve them.",
+       "hyena2 and hyena2_circulant at S = 2,048, 4,096 and 8,192, 1,048,576 tokens per step, 64 GPUs, bf16, "
+       "ledger.run.ACTIVATION_CONVENTION")
+def _default_does_not_fit() -> bool:
+    from ..run import activation_values_per_token, rank_activations
+    for v in ("hyena2", "hyena2_circulant"):
+        for n in SEQ_LENS:
+            s = Settings(variant=v, seq_len=n)
+            if not 150e3 <= 2 * activation_values_per_token(s, "hyena") <= 200e3:
+                return False
+            none = rank_activations(s)
+            full = rank_activations(Settings(variant=v, seq_len=n, recompute="full"))
+            two = rank_activations(Settings(variant=v, seq_len=n, micro_batches=2))
+            if not (none.of_hbm > 1 and full.of_hbm < 0.1 and abs(2 * two.bytes - none.bytes) <= 1e-9 * none.bytes):
+                return False
+    return True

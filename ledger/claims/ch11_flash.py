@@ -50,3 +50,37 @@ def _half_selective() -> bool:
             sel = recompute_flops(step_items(st), ops=("attention:",))
             out.append(abs(hardware.kernel_recompute_flops(st) / sel - 0.5) < 1e-12)
     return all(out)
+
+
+@claim("ch11-causal-kernel-between-counts", CHAPTER,
+       "A causal FlashAttention step executes fewer FLOPs than PaLM's model count, which prices the full "
+       "QK^T and AV, and more than Megatron-LM's 2025 count, which halves them for the causal mask.",
+       "transformer (Llama-3-8B), S = 1,024 to 131,072 (powers of two), tiles of 64, 128 and 256")
+def _between_counts() -> bool:
+    from .. import reconcile
+    out = []
+    for s in LENGTHS:
+        if s < 1024:
+            continue
+        causal_count = reconcile.switched_step_flops("megatron-2025", s)
+        for b in (64, 128, 256):
+            st = make_settings(variant="transformer", seq_len=s, attention_kernel="flash-causal", attention_tile=b)
+            out.append(causal_count < hardware.hardware_flops(st) < hardware.model_flops(st))
+    return all(out)
+
+
+@claim("ch11-packed-documents-fewer", CHAPTER,
+       "A block-causal kernel over rows that pack several documents (torchtitan's FlexAttention mask, "
+       "Megatron-LM's packed sequences) computes fewer score entries than the one-document fraction "
+       "1/2 + b/(2S), never more.",
+       "S = 2,048 to 32,768, tiles of 64, 128 and 256; rows of 2, 4 and 8 equal documents, of a quarter and "
+       "three quarters, and of one token then the rest (equal to one document: never more)")
+def _packed_fewer() -> bool:
+    out = []
+    for s in (2048, 4096, 8192, 16384, 32768):
+        for b in (64, 128, 256):
+            one = hardware.causal_score_entries(s, b)
+            for docs in ([s // 2] * 2, [s // 4] * 4, [s // 8] * 8, [s // 4, 3 * s // 4]):
+                out.append(hardware.packed_causal_score_entries(docs, b) < one)
+            out.append(hardware.packed_causal_score_entries([1, s - 1], b) <= one)
+    return all(out)

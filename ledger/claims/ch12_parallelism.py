@@ -65,3 +65,25 @@ def _fused() -> bool:
     need = article.ridge_batch(LLAMA3_8B.hidden, 4096, PEAK, BANDWIDTH)
     return (all(cols / t >= need for t in (1, 2, 4, 8, 16)) and cols / 32 < need
             and article.whole_kv_heads_up_to(LLAMA3_8B) == 8)
+
+
+@claim("ch12-tp16-jump-mostly-halving", CHAPTER,
+       "Most of the jump from t = 8 to t = 16 is each device's work halving, which a 16-GPU NVLink domain "
+       "would see too (over twice the share at t = 8); crossing into a second node only lowers the bus "
+       "bandwidth from 450 to 400 GB/s, under a fifth more on top.",
+       "one to four sequences of 4,096 tokens per micro-batch; attention products whole or halved; at the "
+       "peak rate and at 40% of it; H100 nodes against a hypothetical 16-GPU NVLink domain at H100 rates")
+def _tp16_halving() -> bool:
+    import math
+    out = []
+    for tokens in (4096, 8192, 16384):
+        for causal in (False, True):
+            for rate in (PEAK, 0.4 * PEAK):
+                def ratio(t, topology):
+                    return article.tensor_parallel_allreduce(tokens, LLAMA3_8B, t, rate, topology, seq_len=4096,
+                                                             causal=causal)["ratio"]
+                jump_domain = ratio(16, article.H100_NVLINK_16) / ratio(8, NODES)
+                crossing = ratio(16, NODES) / ratio(16, article.H100_NVLINK_16)
+                out.append(jump_domain > 2 and 1 < crossing < 1.2
+                           and math.log(jump_domain) > 0.8 * math.log(jump_domain * crossing))
+    return all(out)

@@ -1,7 +1,7 @@
 """Chapter 13's checked sentences: hardware FLOPs in HFU, the recompute taxes, the optimizer's memory."""
 from __future__ import annotations
 
-from .. import article, hardware
+from .. import article, hardware, reconcile
 from ..shapes import LLAMA3_8B
 from ..step import step_items
 from ..table import make_settings, step_row
@@ -12,7 +12,8 @@ LENGTHS = (2048, 4096, 8192, 16384, 32768)
 
 
 @claim("ch13-hfu-causal-below-dense", CHAPTER,
-       "With full checkpointing, HFU counted with causal FlashAttention is below HFU counted with dense attention.",
+       "With full checkpointing, the book's HFU, counting what causal FlashAttention executes, is below PaLM's HFU "
+       "(model FLOPs plus the recomputed blocks, what a dense kernel executes).",
        "transformer and hybrid, S = 2,048 to 32,768, recompute = full")
 def _hfu() -> bool:
     out = []
@@ -49,19 +50,60 @@ def _state() -> bool:
 
 
 @claim("ch13-dp-traffic-small-on-nodes", CHAPTER,
-       "On 8-GPU nodes the step's gradient and weight collectives take under a tenth of its matrix time, "
-       "easily hidden behind the backward pass; on a flat network, every byte through one 50 GB/s port "
-       "per GPU, they take over a quarter of it.",
-       "Llama-3-8B, every parameter, 64 devices at 400 TFLOP/s, steps of 1,048,576 tokens at S = 4,096; "
-       "gradients reduced in fp32 or bf16, weights gathered in bf16")
+       "On 8-GPU nodes Megatron-LM's distributed optimizer's gradient reduce-scatter and weight all-gather "
+       "take under a tenth of the step's matrix time; on a flat network, every byte through one 50 GB/s "
+       "port per GPU, they take over a quarter of it.",
+       "Llama-3-8B, every parameter, 64 devices at 400 TFLOP/s, steps of 1,048,576 tokens at S = 4,096 "
+       "in 1 to 8 micro-batches per device; gradients reduced in fp32 or bf16, weights gathered in bf16")
 def _dp_small() -> bool:
     n = LLAMA3_8B.total_params
     matmul_s = step_row(variant="transformer", seq_len=4096).step_flops / 64 / 400e12
     out = []
     for gradient_bytes in (4.0, 2.0):
-        nodes = article.data_parallel_seconds(n, 64, article.H100_NODES, gradient_bytes)
-        flat = article.data_parallel_seconds(n, 64, article.FLAT_NETWORK, gradient_bytes)
-        out.append(nodes / matmul_s < 0.1 and flat / matmul_s > 0.25)
+        for m in (1, 2, 4, 8):
+            def share(topology):
+                return article.data_parallel_traffic("megatron-distributed-optimizer", n, 64, m, topology,
+                                                     gradient_bytes)["seconds"] / matmul_s
+            out.append(share(article.H100_NODES) < 0.1 and share(article.FLAT_NETWORK) > 0.25)
+    return all(out)
+
+
+@claim("ch13-distopt-fewer-bytes-than-allreduce", CHAPTER,
+       "The distributed optimizer's fp32 reduce-scatter and bf16 all-gather move as many elements as an "
+       "all-reduce but a quarter fewer bytes than an fp32 all-reduce (6 bytes per parameter against 8).",
+       "any model size, 2 to 65,536 devices, 1 to 8 micro-batches per step")
+def _fewer() -> bool:
+    out = []
+    for n in (1e8, LLAMA3_8B.total_params, 4e11):
+        for d in (2, 64, 65536):
+            for m in (1, 4, 8):
+                dist = article.data_parallel_traffic("megatron-distributed-optimizer", n, d, m)
+                ddp = article.data_parallel_traffic("ddp-all-reduce", n, d, m)
+                out.append(dist["bytes_per_param"] == 6 and ddp["bytes_per_param"] == 8
+                           and abs(dist["bytes"] / ddp["bytes"] - 0.75) < 1e-12)
+    return all(out)
+
+
+@claim("ch13-fsdp2-traffic-grows-with-micro-batches", CHAPTER,
+       "torchtitan's FSDP2 with reshard after forward moves more bytes than the distributed optimizer at "
+       "every number of micro-batches, in proportion to that number: with the two micro-batches of torchtitan's "
+       "llama3_8b recipe (8,192 tokens each) about two and a half times as much, over a tenth of the matrix time "
+       "on 8-GPU nodes; with four micro-batches about five times as much, over a quarter.",
+       "Llama-3-8B, every parameter, 64 devices in 8-GPU nodes at 400 TFLOP/s, steps of 1,048,576 tokens "
+       "at S = 4,096, 1 to 8 micro-batches; fp32 gradients, bf16 weights, final norm and LM head gathered once")
+def _fsdp2() -> bool:
+    n, kept = LLAMA3_8B.total_params, article.fsdp2_gathered_once_params(LLAMA3_8B)
+    matmul_s = step_row(variant="transformer", seq_len=4096).step_flops / 64 / 400e12
+    one = article.data_parallel_traffic("fsdp2-reshard-after-forward", n, 64, 1, gathered_once_params=kept)
+    out = []
+    for m in (1, 2, 4, 8):
+        fsdp = article.data_parallel_traffic("fsdp2-reshard-after-forward", n, 64, m, gathered_once_params=kept)
+        dist = article.data_parallel_traffic("megatron-distributed-optimizer", n, 64, m)
+        out.append(fsdp["bytes"] > dist["bytes"] and abs(fsdp["bytes"] / one["bytes"] - m) < 1e-9)
+        if m == article.micro_batches_per_step(1048576 // 64, article.TORCHTITAN_LLAMA3_8B_MICROBATCH_TOKENS):
+            out.append(m == 2 and 2.3 < fsdp["bytes"] / dist["bytes"] < 2.9 and 0.1 < fsdp["seconds"] / matmul_s < 0.2)
+        if m == 4:
+            out.append(4.5 < fsdp["bytes"] / dist["bytes"] < 5.5 and fsdp["seconds"] / matmul_s > 0.25)
     return all(out)
 
 
@@ -71,3 +113,32 @@ def _dp_small() -> bool:
 def _fp32() -> bool:
     return all(abs(article.data_parallel_bytes(n, d) / article.data_parallel_bytes(n, d, gradient_bytes=2) - 1.5) < 1e-12
                for n in (1e8, LLAMA3_8B.total_params, 4e11) for d in (2, 64, 65536))
+
+
+@claim("ch13-two-selectives-differ", CHAPTER,
+       "torchtitan's per-operator selective checkpointing (every second matrix product of a block) and "
+       "selective recomputation of the attention products are different schemes: at S = 4,096 the first "
+       "costs more than twice the second, and its tax falls with S while the second's rises.",
+       "transformer (Llama-3-8B), S = 2,048 to 32,768; torchtitan's fused wqkv order (wo and w3 recomputed)")
+def _two_selectives() -> bool:
+    op, core = [], []
+    for s in LENGTHS:
+        items = step_items(make_settings(variant="transformer", seq_len=s))
+        op.append(article.recompute_tax(items, ops=article.every_second_matmul()))
+        core.append(article.recompute_tax(items, ops=("attention:",)))
+    at_4096 = LENGTHS.index(4096)
+    return (op[at_4096] - 1 > 2 * (core[at_4096] - 1)
+            and all(a > b for a, b in zip(op, op[1:])) and all(a < b for a, b in zip(core, core[1:])))
+
+
+@claim("ch13-causal-halving-grows-with-s", CHAPTER,
+       "Halving the attention products for the causal mask (Megatron-LM's 2025 count) lowers "
+       "Llama-3-8B's model FLOPs by an amount that grows with S: a few percent at 2,048 tokens, "
+       "over a quarter at 32,768.",
+       "Llama-3-8B, S = 2,048 to 131,072 (powers of two), steps of 1,048,576 tokens")
+def _halving() -> bool:
+    lengths = (2048, 4096, 8192, 16384, 32768, 65536, 131072)
+    drop = [1 - reconcile.switched_step_flops("megatron-2025", s) / step_row(variant="transformer", seq_len=s).step_flops
+            for s in lengths]
+    return (all(a < b for a, b in zip(drop, drop[1:])) and 0.02 < drop[0] < 0.05
+            and drop[lengths.index(32768)] > 0.25)

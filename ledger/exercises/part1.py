@@ -194,13 +194,14 @@ numeric("not-map-block-sum", _block_sum_ratio, rel_tol=0.005, variants={"block":
         hint="with a digital block sum every block product leaves the optics, in dX as in forward.")
 numeric("not-map-precision",
         lambda: _hidden.hidden_costs(Settings(variant="hyena2_circulant", seq_len=4096), enob=12,
-                                     gradient_format="fp32").precision.bits_needed,
+                                     gradient_format="fp32").precision.analog_sum_bits_random,
         rel_tol=0.01, unit="bits",
-        hint="analog accumulation: the fp32 significand (24 bits) plus log2 of the tokens summed over the step.")
+        hint="an analog sum needs the significand at its own scale, plus headroom that grows with the tokens "
+             "summed; how fast, when the terms have random signs?")
 numeric("not-map-break-even",
         lambda: _hidden.hidden_costs(Settings(variant="hyena2", seq_len=8192), mode="fused").break_even_io_rate / 1e12,
-        rel_tol=0.003, unit="trillion numbers/s",
-        hint="the saving is the static share of the digital step; divide the fused conversions by it.")
+        rel_tol=0.003, unit="trillion writes and samples/s",
+        hint="the saving is the static share of the digital step; what crosses the boundary per step, over it?")
 numeric("not-map-lm-head", lambda seq_len=8192: _lm_head_share(seq_len), rel_tol=0.0002, unit="%",
         variants={"seq_len": (2048, 4096, 16384)},
         hint="the LM head's FLOPs over the whole step's.")

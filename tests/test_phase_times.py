@@ -1,0 +1,39 @@
+"""book/_tools/phase_times.py: the one-line phase summary `make test` ends with (issue 20)."""
+from __future__ import annotations
+
+import json
+import sys
+
+from book_pages import ROOT
+
+sys.path.insert(0, str(ROOT / "book" / "_tools"))
+import phase_times  # noqa: E402
+
+
+def test_summary_gives_each_phase_the_side_by_side_group_the_total_and_the_ratio():
+    t0 = 1000.0
+    record = {"start": t0, "phases": [
+        {"name": "book", "start": t0, "end": t0 + 50, "exit": 0},
+        {"name": "student+slides", "start": t0 + 51, "end": t0 + 65, "exit": 0},
+        {"name": "pdf", "start": t0 + 50, "end": t0 + 80, "exit": 0},
+        {"name": "pytest", "start": t0 + 81, "end": t0 + 231, "exit": 1}]}
+    line = phase_times.summary(record, now=t0 + 232)
+    assert line == ("make test phases: book 50.0 s | pdf 30.0 s + student+slides 14.0 s side by side: 30.0 s"
+                    " | pytest 150.0 s (failed) | total 232.0 s | ratio to book 4.64x")
+
+
+def test_run_records_the_phase_and_passes_on_the_exit_code(tmp_path):
+    log = tmp_path / "phases.json"
+    assert phase_times.main(["start", str(log)]) == 0
+    assert phase_times.main(["run", str(log), "fails", "--", sys.executable, "-c", "raise SystemExit(3)"]) == 3
+    assert phase_times.main(["run", str(log), "runs", "--", sys.executable, "-c", "pass"]) == 0
+    phases = json.loads(log.read_text())["phases"]
+    assert [(p["name"], p["exit"]) for p in phases] == [("fails", 3), ("runs", 0)]
+    assert all(p["end"] >= p["start"] for p in phases)
+
+
+def test_bad_usage_is_one_line_and_exit_2(tmp_path, capsys):
+    assert phase_times.main(["run", str(tmp_path / "x.json"), "name-without-command"]) == 2
+    assert phase_times.main(["summary", str(tmp_path / "missing.json")]) == 2
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert len(errors) == 2 and "usage" in errors[0] and "missing.json" in errors[1]
