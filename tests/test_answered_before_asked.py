@@ -21,6 +21,14 @@ MAIN = ROOT / "_build" / "html" / "notebooks"
 STUDENT = ROOT / "_build" / "student" / "html" / "notebooks"
 
 
+# A printed number equal to an answer at three figures that is another quantity, checked by reading the
+# sentences: (chapter, label, number) -> (times it is printed above the exercise, what it is). The test
+# still fails on any other form, or when the number is printed once more.
+COINCIDENCES = {
+    ("13_compute_and_time", "ct-card31", "14.8"): (2, "FSDP2's gradient and weight traffic, 14.8% of the matrix work"),
+}
+
+
 def printed_forms(value: float, rel_tol: float) -> set[str]:
     """How a chapter might print `value`: 3 significant figures up to the exercise's own precision."""
     forms = set()
@@ -72,7 +80,8 @@ def answered_early(pages: Path, drop_solutions: bool) -> list[str]:
             if label not in REGISTRY or REGISTRY[label].answer is None:
                 continue
             value = answer(label)
-            hits = sorted(f for f in printed_forms(value, REGISTRY[label].rel_tol) if _found(before, f))
+            hits = sorted(f for f in printed_forms(value, REGISTRY[label].rel_tol) if _found(before, f)
+                          and before.count(f) != COINCIDENCES.get((page.stem, label, f), (0,))[0])
             if hits:
                 failures.append(f"{page.stem} {label}: the answer {hits[0]!r} is printed above the exercise")
     missing = sorted(set(LABELS) - seen)
