@@ -200,9 +200,10 @@ def _slip(ex: Exercise, value: float, target: float) -> str | None:
             return f"it is off by exactly a factor of 100 (a percent/fraction mix-up?){sign}."
     for factor in SCALE_FACTORS:
         if _near(abs(value), abs(target) * factor, ex.rel_tol):
-            unit = f" the answer is asked in {ex.unit}." if ex.unit else ""
+            unit = f" The answer is asked in {ex.unit}." if ex.unit else ""
+            also = " Its sign is wrong too." if sign else ""
             return (f"it is off by exactly a factor of {factor:.0e}: a power-of-ten or unit-prefix slip "
-                    f"(k, M, G, T; thousands, millions, billions)?{unit}{sign.replace(' and', ' Also,')}")
+                    f"(k, M, G, T; thousands, millions, billions)?{unit}{also}")
     if _near(-value, target, ex.rel_tol):
         return "it has the right size but the wrong sign."
     return None
