@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import warnings
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -144,7 +145,9 @@ def overlapping_labels(fig) -> list[tuple[str, str]]:
     if not hasattr(fig.canvas, "get_renderer"):  # a bare Figure() (the explorer's): give it an Agg canvas
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         FigureCanvasAgg(fig)
-    fig.draw_without_rendering()  # lays out every text without rasterising
+    with warnings.catch_warnings():  # a probe: a trial type size whose layout collapses is judged by _collapses
+        warnings.filterwarnings("ignore", message=".*collapsed to zero.*")
+        fig.draw_without_rendering()  # lays out every text without rasterising
     renderer = fig.canvas.get_renderer()
     ticks, drawn = {}, set()
     for ax in fig.axes:
@@ -238,6 +241,14 @@ def _set_type_floor(fig, sizes: tuple[dict, dict], floor_pt: float) -> None:
         fig.tight_layout()
 
 
+def _collapses(fig) -> bool:
+    """Whether the figure's layout engine gives up at its current type sizes (axes shrunk to nothing)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig.draw_without_rendering()
+    return any("collapsed to zero" in str(w.message) for w in caught)
+
+
 def slide_figure(fig, box: tuple[int, int] = SLIDE_FIGURE_BOX, min_font_px: float = SLIDE_MIN_FONT_PX,
                  dpi: int = SLIDE_DPI, page_overlaps: int | None = None) -> dict[str, Any]:
     """`fig` drawn again for a slide, as a slide style would draw it: every text smaller than the size
@@ -270,7 +281,7 @@ def slide_figure(fig, box: tuple[int, int] = SLIDE_FIGURE_BOX, min_font_px: floa
         for fraction in (1.0, 0.8, 0.6, 0.4):  # back off where labels would collide
             candidate = floor + (trial_floor - floor) * fraction
             _set_type_floor(fig, original, candidate)
-            if len(overlapping_labels(fig)) <= page_overlaps:
+            if not _collapses(fig) and len(overlapping_labels(fig)) <= page_overlaps:
                 floor = candidate
                 break
         else:
