@@ -10,16 +10,19 @@ refuses and records every request to anywhere else, waits for MathJax, and check
 - every <img> has an alt text that says what it shows (ledger.figures.check_alt: words, not a file
   name or a hash);
 - exactly one search control is visible;
-- the footer names the licences.
+- the footer names the licences;
+- axe-core (WCAG 2 A and AA, tests/axe_audit.py) finds no serious or critical violation, on every
+  page but the redirect index.html (whose target is audited).
 
 It also checks that a figure in the theme's dark mode is still shown on white, that four pages show
 one search control at 700 px wide too, and that the landing page's PDF link opens the PDF when
 `make pdf` has written it (or says that `make pdf` writes it).
 
-Each page is loaded once, and everything the checks need is read on that load (the dark mode, the
-narrow viewport and the PDF link on their pages, after the facts above); CONCURRENT_PAGES pages of one
-browser load at a time (Playwright's async API). The book must be built first (`make book`); the test
-fails, not skips, without it.
+Each page is loaded once, and everything the checks need is read on that load (the axe audit after
+the facts above, then the PDF link, the dark mode and the narrow viewport on their pages);
+CONCURRENT_PAGES pages of one browser load at a time (Playwright's async API). The book must be built
+first (`make book`), and the pinned axe-core installed (`make slides`); the test fails, not skips,
+without them.
 """
 from __future__ import annotations
 
@@ -36,6 +39,7 @@ import pytest
 from ledger import LedgerError
 from ledger.figures import check_alt
 
+from axe_audit import AUDIT_JS, BLOCKING, TAGS, AxeScript, audited, load_axe, violations
 from book_pages import serve_directory
 
 pytestmark = pytest.mark.browser
@@ -84,6 +88,8 @@ def built_pages(html: Path) -> list[str]:
                   if not SKIP_DIRS & set(p.relative_to(html).parts[:-1]))
 
 
+VIEWPORT = {"width": 1280, "height": 900}
+"""A desktop window (above the theme's 992 px breakpoint): the size the axe audit ran at on its own."""
 CONCURRENT_PAGES = 4
 """Pages open at once in the one browser: each page also waits (its scripts' late requests, a quiet
 network), so several overlap; with four the crawl took about half the time of one at a time."""
@@ -153,8 +159,9 @@ class NetworkActivity:
             await asyncio.sleep(0.05)
 
 
-async def read_page(context, base: str, name: str, dark: str, opened: dict) -> dict:
-    """One page loaded once, and everything the checks below need read from it (opened[name]: the page)."""
+async def read_page(context, base: str, name: str, dark: str, opened: dict, axe: str | None) -> dict:
+    """One page loaded once, and everything the checks below need read from it (opened[name]: the page);
+    `axe`: the text of axe.min.js, to audit this page with (None: not audited)."""
     page = opened[name] = await context.new_page()
     network = NetworkActivity(page)
     try:
@@ -166,6 +173,9 @@ async def read_page(context, base: str, name: str, dark: str, opened: dict) -> d
         info = await page.evaluate(PAGE_FACTS)
         await network.quiet()
         info["url"] = page.url
+        if axe is not None:  # first, on the page as it loaded
+            await page.add_script_tag(content=axe)
+            info["axe"] = await page.evaluate(AUDIT_JS, [TAGS, BLOCKING])
         if name == LANDING:
             info["pdf_link"] = await pdf_link(page)
         if name == dark:
@@ -178,17 +188,17 @@ async def read_page(context, base: str, name: str, dark: str, opened: dict) -> d
         await page.close()
 
 
-async def read_site(base: str, names: list[str], dark: str) -> tuple[dict[str, dict], list[str]]:
+async def read_site(base: str, names: list[str], dark: str, axe: str, audit: list[str]) -> tuple[dict[str, dict], list[str]]:
     """Every page read once, CONCURRENT_PAGES at a time in one browser that refuses every request
-    outside the site; (facts per page, each with the outside requests its page made; outside requests
-    no page could be named for)."""
+    outside the site, and the pages in `audit` audited with axe (the text of axe.min.js); (facts per
+    page, each with the outside requests its page made; outside requests no page could be named for)."""
     from playwright.async_api import async_playwright
 
     outside: dict = {}  # page -> the outside URLs it asked for
     unnamed: list[str] = []
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        context = await browser.new_context(viewport={"width": 1360, "height": 900})
+        context = await browser.new_context(viewport=VIEWPORT)
 
         async def guard(route):
             url = route.request.url
@@ -208,7 +218,7 @@ async def read_site(base: str, names: list[str], dark: str) -> tuple[dict[str, d
         async def one(name):
             async with slots:
                 try:
-                    return name, await read_page(context, base, name, dark, opened)
+                    return name, await read_page(context, base, name, dark, opened, axe if name in audit else None)
                 except Exception as err:  # name the page
                     raise AssertionError(f"{name}: {type(err).__name__}: {err}") from err
 
@@ -221,15 +231,23 @@ async def read_site(base: str, names: list[str], dark: str) -> tuple[dict[str, d
 
 
 @pytest.fixture(scope="module")
-def crawl() -> dict[str, dict]:
+def axe_script() -> AxeScript:
+    """The pinned axe.min.js, or why there is none: then the crawl audits nothing, its other checks
+    still run, and the accessibility test fails with the reason."""
+    return load_axe()
+
+
+@pytest.fixture(scope="module")
+def crawl(axe_script) -> dict[str, dict]:
     """Every page opened once, several at a time: its facts and the outside requests it attempted."""
     if not (HTML / "book" / "intro.html").exists():
         pytest.fail(f"{HTML} holds no built book: run `make book` first")
     if not CHROMIUM.exists():
         pytest.fail("The offline test needs Chromium at /usr/bin/chromium (apt-get install chromium)")
     names = built_pages(HTML)
+    audit = audited(HTML, names) if axe_script.text else []
     with serve_directory(HTML) as root:
-        facts, unnamed = asyncio.run(read_site(root + "/", names, dark_chapter(HTML)))
+        facts, unnamed = asyncio.run(read_site(root + "/", names, dark_chapter(HTML), axe_script.text, audit))
     assert not unnamed, "requests outside the site, from no page that could be named:\n" + "\n".join(unnamed)
     assert len(facts) >= 20, f"only {len(facts)} pages found in {HTML}"
     return facts
@@ -311,3 +329,16 @@ def test_landing_page_pdf_link(crawl):
     else:
         assert found["links"] == 0, "a PDF link on the landing page, but no PDF in the build"
         assert found["notes"] == 1 and "make pdf" in found["note"], found
+
+
+def test_accessibility_axe_finds_no_serious_violation(crawl, axe_script):
+    """Accessible pages: axe-core (WCAG 2 A and AA) finds no serious or critical violation on any page."""
+    assert not axe_script.problem, axe_script.problem
+    pages = audited(HTML, list(crawl))
+    assert len(pages) >= 20, f"only {len(pages)} pages to audit"
+    missing = [name for name in pages if "axe" not in crawl[name]]
+    assert not missing, f"pages the crawl did not audit: {missing}"
+    rules = {name: crawl[name]["axe"]["rules"] for name in pages}
+    assert all(rules.values()), "axe ran no rule on " + ", ".join(n for n, r in rules.items() if not r)
+    found = [line for name in pages for line in violations(name, crawl[name]["axe"])]
+    assert not found, "axe-core (WCAG 2 A/AA) finds serious or critical violations:\n" + "\n".join(found)

@@ -146,12 +146,13 @@ def page_words() -> list[tuple[float, float, list[tuple[float, float, float, flo
 
 @pytest.fixture(scope="module")
 def page_images(tmp_path_factory) -> list:
-    """Every page rendered by pdftoppm at 30 dpi, as RGB images."""
+    """Every page rendered by pdftoppm at 30 dpi, as RGB images (PPM: the pixels PNG would hold, without
+    the 3 s of compressing 190-odd pages)."""
     from PIL import Image
 
     folder = tmp_path_factory.mktemp("pages")
-    subprocess.run([_tool("pdftoppm"), "-r", "30", "-png", str(_pdf_or_fail()), str(folder / "p")], check=True)
-    return [Image.open(p).convert("RGB") for p in sorted(folder.glob("p-*.png"), key=lambda p: int(p.stem.split("-")[-1]))]
+    subprocess.run([_tool("pdftoppm"), "-r", "30", str(_pdf_or_fail()), str(folder / "p")], check=True)
+    return [Image.open(p).convert("RGB") for p in sorted(folder.glob("p-*.ppm"), key=lambda p: int(p.stem.split("-")[-1]))]
 
 
 FOOTER_FROM = 1 - 18 / 297  # the footer sits in the bottom margin (18 mm of A4's 297 mm)

@@ -1,4 +1,4 @@
-"""Accessibility fixes to the built pages (axe-core, WCAG 2 A/AA: tests/test_accessibility.py).
+"""Accessibility fixes to the built pages (axe-core, WCAG 2 A/AA: tests/test_offline.py, tests/axe_audit.py).
 
 - A box that scrolls sideways (`style="overflow-x: auto"`, e.g. a wide table a chapter builds as
   HTML) must be reachable by keyboard and named: it gets `tabindex="0" role="region"` and an

@@ -19,6 +19,7 @@ cells and collapsed code, and fills code cells with CODE_BACKGROUND (no frame to
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import sys
@@ -172,7 +173,9 @@ LATE = 0.9
 
 def late_code_cells(pdf: Path, dpi: int = 30) -> list[str]:
     """The first line of every code cell that starts in the last tenth of a page's body: found by
-    its fill (CODE_BACKGROUND) on the pages rendered by pdftoppm, its text by pdftotext -bbox."""
+    its fill (CODE_BACKGROUND) on the pages rendered by pdftoppm, its text by pdftotext -bbox (read
+    only when there is such a cell). The pages are rendered as PPM, not PNG: the same pixels, without
+    compressing them (about 3 s of the 5 s that rendering the book's 190-odd pages took)."""
     import html
     import re
     import subprocess
@@ -182,26 +185,32 @@ def late_code_cells(pdf: Path, dpi: int = 30) -> list[str]:
     from PIL import Image
 
     colour = tuple(int(CODE_BACKGROUND[k:k + 2], 16) for k in (1, 3, 5))
-    bbox = subprocess.run(["pdftotext", "-bbox", "-enc", "UTF-8", str(pdf), "-"], capture_output=True,
-                          text=True, check=True).stdout
-    pages = re.findall(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', bbox, re.DOTALL)
-    found = []
+    starts = []  # (page index, y of the cell's top as a fraction of the page's height)
     with tempfile.TemporaryDirectory() as folder:
-        subprocess.run(["pdftoppm", "-r", str(dpi), "-png", str(pdf), f"{folder}/p"], check=True)
-        images = sorted(Path(folder).glob("p-*.png"), key=lambda p: int(p.stem.split("-")[-1]))
-        for (_, height, words), path in zip(pages, images):
+        subprocess.run(["pdftoppm", "-r", str(dpi), str(pdf), f"{folder}/p"], check=True)
+        images = sorted(Path(folder).glob("p-*.ppm"), key=lambda p: int(p.stem.split("-")[-1]))
+        for index, path in enumerate(images):
             image = Image.open(path).convert("RGB")
             top, bottom = int(15 / 297 * image.height), int((1 - 18 / 297) * image.height)
             fill = (np.abs(np.asarray(image, dtype=int) - colour) <= 3).all(axis=2)
             rows = list(fill[top:bottom].sum(axis=1) > 0.1 * image.width)
             for k in range(1, len(rows)):
                 if rows[k] and not any(rows[max(0, k - 3):k]) and k > LATE * len(rows):
-                    y = (top + k) / image.height * float(height)
-                    line = [(float(x), w) for x, yy, w in re.findall(
-                        r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="[\d.]+" yMax="[\d.]+">(.*?)</word>', words)
-                        if y - 1 <= float(yy) <= y + 14]
-                    if line:
-                        found.append(" ".join(html.unescape(w) for _, w in sorted(line)))
+                    starts.append((index, (top + k) / image.height))
+    if not starts:
+        return []
+    bbox = subprocess.run(["pdftotext", "-bbox", "-enc", "UTF-8", str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    pages = re.findall(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', bbox, re.DOTALL)
+    found = []
+    for index, fraction in starts:
+        _, height, words = pages[index]
+        y = fraction * float(height)
+        line = [(float(x), w) for x, yy, w in re.findall(
+            r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="[\d.]+" yMax="[\d.]+">(.*?)</word>', words)
+            if y - 1 <= float(yy) <= y + 14]
+        if line:
+            found.append(" ".join(html.unescape(w) for _, w in sorted(line)))
     return found
 
 
@@ -218,15 +227,17 @@ def heading_pages(pdf: Path, entries: list[dict], skip: int) -> list[int]:
         match = re.match(r'^\s*(\d+)\s+\[.*\]\s+"(.*)"\s*$', line)
         if match:
             dests[match.group(2)] = int(match.group(1))
-    text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True,
-                          check=True).stdout
-    pages = [_normal(p) for p in text.split("\f")]
+    pages: list[str] = []  # each page's text, read only if an entry has no destination
     found, start = [], skip
     for entry in entries:
         if entry["id"] in dests:
             found.append(dests[entry["id"]])
             start = dests[entry["id"]] - 1
             continue
+        if not pages:
+            text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True,
+                                  check=True).stdout
+            pages = [_normal(p) for p in text.split("\f")]
         wanted = _normal(entry["text"])
         page = next((k for k in range(start, len(pages)) if wanted in pages[k]), None)
         if page is None:
@@ -259,9 +270,30 @@ def printable_copy(build: Path) -> Path:
     return copy
 
 
-def print_pdf(build: Path, out: Path, timeout_s: float = 300) -> list[str]:
-    """Print `build`'s single page to `out`; return the outside requests that were refused."""
+class Phases:
+    """How long each step of the printing took, for one line at the end (`with phases("print"): ...`)."""
+
+    def __init__(self):
+        self.steps: list[tuple[str, float]] = []
+
+    @contextlib.contextmanager
+    def __call__(self, name: str):
+        began = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.steps.append((name, time.perf_counter() - began))
+
+    def line(self) -> str:
+        return ", ".join(f"{name} {s:.1f} s" for name, s in self.steps)
+
+
+def print_pdf(build: Path, out: Path, timeout_s: float = 300, phases: Phases | None = None) -> list[str]:
+    """Print `build`'s single page to `out`; return the outside requests that were refused
+    (`phases`: records each step's time)."""
     from playwright.sync_api import sync_playwright
+
+    phases = phases or Phases()
 
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(build)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
@@ -269,8 +301,9 @@ def print_pdf(build: Path, out: Path, timeout_s: float = 300) -> list[str]:
     refused: list[str] = []
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = browser.new_page()
+            with phases("launch"):
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+                page = browser.new_page()
 
             def guard(route):
                 url = route.request.url
@@ -282,19 +315,21 @@ def print_pdf(build: Path, out: Path, timeout_s: float = 300) -> list[str]:
 
             page.route("**/*", guard)
             page.set_default_timeout(timeout_s * 1000)
-            page.goto(base + printable_copy(build).name, wait_until="load")
-            page.emulate_media(media="print")
-            page.add_style_tag(content=PRINT_CSS)
+            with phases("load"):
+                page.goto(base + printable_copy(build).name, wait_until="load")
+                page.emulate_media(media="print")
+                page.add_style_tag(content=PRINT_CSS)
             if page.evaluate("() => !!document.querySelector('.math') && !document.querySelector('script[src*=\"mathjax\"]')"):
                 raise SystemExit("the page has formulas but loads no MathJax; not printing")
             page.wait_for_function("() => !document.querySelector('.math') || "
                                    "(window.MathJax && window.MathJax.startup && window.MathJax.startup.promise)")
-            page.evaluate("""async () => {
-                if (window.MathJax && window.MathJax.startup) { await window.MathJax.startup.promise; }
-                await document.fonts.ready;
-                await Promise.all([...document.images].map(img => img.complete ? null :
-                    new Promise(r => { img.onload = img.onerror = r; })));
-            }""")
+            with phases("typeset"):
+                page.evaluate("""async () => {
+                    if (window.MathJax && window.MathJax.startup) { await window.MathJax.startup.promise; }
+                    await document.fonts.ready;
+                    await Promise.all([...document.images].map(img => img.complete ? null :
+                        new Promise(r => { img.onload = img.onerror = r; })));
+                }""")
             untypeset = page.evaluate(
                 "() => [...document.querySelectorAll('.math')].filter(e => !e.querySelector('mjx-container')).length")
             if untypeset:
@@ -304,24 +339,38 @@ def print_pdf(build: Path, out: Path, timeout_s: float = 300) -> list[str]:
             if not entries:
                 raise SystemExit("the print contents (#jb-print-toc) lists no chapter; not printing")
 
-            def print_once():
-                page.pdf(path=str(out), format="A4", print_background=True, display_header_footer=True,
-                         header_template="<span></span>", footer_template=FOOTER,
-                         margin={"top": "15mm", "bottom": "18mm", "left": "14mm", "right": "14mm"},
-                         outline=True, tagged=True)
+            def print_once(final: bool):
+                """Print to `out`. A print that only measures (the page numbers, the late code cells) has
+                no outline and no tags: the same pages (the same text, destinations and pixels, checked
+                on the book), about a quarter faster. Only a print that may be the last one has them."""
+                with phases("print" if final else "measuring print"):
+                    page.pdf(path=str(out), format="A4", print_background=True, display_header_footer=True,
+                             header_template="<span></span>", footer_template=FOOTER,
+                             margin={"top": "15mm", "bottom": "18mm", "left": "14mm", "right": "14mm"},
+                             outline=final, tagged=final)
+
+            def contents_pages_of_print():
+                with phases("headings"):
+                    return heading_pages(out, entries, skip=contents_pages)
+
+            def late_cells_of_print():
+                with phases("late cells"):
+                    return late_code_cells(out)
 
             # Print, read each chapter's page, write the numbers into the contents, print again (the
             # numbers take the placeholders' room, so the pages do not move; checked below).
             # A code cell that starts in the last tenth of a page is moved to the next (as a heading
             # is kept with what follows); that moves pages, so both are repeated until nothing changes.
-            print_once()
+            # The printing that is kept is the one after which nothing changed: it had nothing to move,
+            # so only a print after no move may be the last (a print after a move only measures).
             contents_pages = 2
-            pages = heading_pages(out, entries, skip=contents_pages)
+            print_once(final=False)  # placeholders in the contents: never the last
+            pages = contents_pages_of_print()
             for _ in range(4):
                 page.evaluate(SET_PAGES_JS, [str(n) for n in pages])
-                moved = page.evaluate(BREAK_BEFORE_JS, late_code_cells(out))
-                print_once()
-                again = heading_pages(out, entries, skip=contents_pages)
+                moved = page.evaluate(BREAK_BEFORE_JS, late_cells_of_print())
+                print_once(final=not moved)
+                again = contents_pages_of_print()
                 if again == pages and not moved:
                     break
                 pages = again
@@ -347,12 +396,12 @@ def main(argv: list[str]) -> int:
         print(f"{args.build}: no such build directory (run `jupyter-book build . --builder singlehtml` first)",
               file=sys.stderr)
         return 2
-    start = time.perf_counter()
-    refused = print_pdf(args.build, args.out)
+    start, phases = time.perf_counter(), Phases()
+    refused = print_pdf(args.build, args.out, phases=phases)
     if refused:
         print("refused requests outside the book while printing:\n  " + "\n  ".join(refused), file=sys.stderr)
         return 1
-    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - start:.0f} s")
+    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - start:.0f} s: {phases.line()}")
     if args.publish and (args.publish / "index.html").exists():
         from pdf_link import publish  # book/_ext, this script's folder
 
