@@ -6,7 +6,7 @@ optimizer step, at the forward and backward visits), but the
 activations of every sequence of the step wait at each layer boundary. Sequence-major order
 (one sequence through the whole model, then the next) holds one sequence's activations and
 rewrites every layer's masks for every sequence. A micro-batch order of m sequences lies in
-between: masks rewritten once per micro-batch, m sequences held at a boundary.
+between: weight masks rewritten for every micro-batch, m sequences held at a boundary.
 
 Frames follow the ledger's convention: ceil(values / values per frame) per full rewrite of the
 model's weight masks; seconds = frames / frame rate. Data-by-data masks are per sequence (or
