@@ -7,8 +7,12 @@ STAMP := $(VENV)/.installed
 BOOK_STAMP := _build/html/index.html
 LAB_VENV := .venv-lab
 LAB_PY := $(LAB_VENV)/bin/python
-LAB_STAMP := $(LAB_VENV)/.installed
-JUPYTERLAB_VERSION := 4.6.6
+LAB_STAMP = $(LAB_VENV)/.installed-jupyterlab-$(JUPYTERLAB_VERSION)-myst-$(JUPYTERLAB_MYST_VERSION)
+# JupyterLab 4.4.10 with jupyterlab-myst 2.7.0, which renders the chapters' MyST (directives,
+# exercises, math, and the {eval} prose numbers from the running kernel); jupyterlab-myst 2.7.0 is
+# refused by JupyterLab 4.6 (its @jupyter/ydoc range). The stamp names both: a new pin reinstalls.
+JUPYTERLAB_VERSION := 4.4.10
+JUPYTERLAB_MYST_VERSION := 2.7.0
 LAB_IP ?= 127.0.0.1
 LAB_PORT ?= 8888
 
@@ -51,10 +55,13 @@ slides: $(STAMP) $(NPM_STAMP)
 	@test -f $(BOOK_STAMP) -a -d $(EXECUTED) || $(MAKE) book
 	$(PY) book/_tools/slides.py --executed $(EXECUTED) --node-modules $(NPM_DIR)/node_modules --out _build/slides --book-html _build/html
 
-## The student edition in _build/student/: html/ (the book without solutions) and notebooks/ (the
-## chapters without solutions, to hand out). Reuses the executed chapters; executes nothing again.
+## The student edition in _build/student/: html/ (the book without solutions), student.pdf, and a
+## folder to hand out: notebooks/ (the chapters without solutions), ledger/, data/ and a minimal
+## requirements.txt (the chapters' packages, JupyterLab and jupyterlab-myst; no Sphinx, Playwright or
+## pytest). Reuses the executed chapters; executes nothing again. STUDENT_FLAGS=--no-pdf skips the PDF.
 student: $(STAMP) slides
-	$(PY) book/_tools/student.py --executed $(EXECUTED) --out _build/student
+	$(PY) book/_tools/student.py --executed $(EXECUTED) --out _build/student \
+		--jupyterlab $(JUPYTERLAB_VERSION) --jupyterlab-myst $(JUPYTERLAB_MYST_VERSION) $(STUDENT_FLAGS)
 
 ## Execute every chapter (as `make book` does) into _build/executed/<docname>.ipynb and the cache,
 ## for targets that render the executed chapters without Sphinx.
@@ -121,7 +128,7 @@ bench: $(STAMP)
 
 ## Time numpy's matmul and FFT at the ledger's shapes; achieved FLOP/s and time-weighted shares.
 measure: $(STAMP)
-	$(PY) benchmarks/measure.py
+	$(PY) -m ledger.measure
 
 ## JupyterLab lives in its own venv, .venv-lab (its server packages, e.g. jsonschema format checkers,
 ## add about two seconds to every kernel start, so the book's .venv stays without them). The kernel
@@ -132,7 +139,8 @@ $(LAB_STAMP): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed, found " + sys.version.split()[0]'
 	$(PYTHON) -m venv $(LAB_VENV)
 	$(LAB_PY) -m pip install --quiet --upgrade pip
-	$(LAB_PY) -m pip install --quiet -r requirements.txt jupyterlab==$(JUPYTERLAB_VERSION)
+	$(LAB_PY) -m pip install --quiet -r requirements.txt jupyterlab==$(JUPYTERLAB_VERSION) \
+		jupyterlab-myst==$(JUPYTERLAB_MYST_VERSION)
 	$(LAB_PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(LAB_STAMP)
 

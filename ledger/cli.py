@@ -169,6 +169,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and argv[0] == "claims":
         from . import claims
         return claims.main(argv[1:])
+    if argv and argv[0] == "exercises":
+        from .exercises import instructor
+        return instructor.main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -4,7 +4,7 @@ The FLOP shares of the book treat every FLOP alike. On a real machine a matmul F
 FFT or elementwise FLOP is dear (low arithmetic intensity, memory-bound), so the optical classes
 take a larger share of the step's *time* than of its FLOPs. This module holds only the arithmetic:
 which kernel each line item runs as, seconds per kernel, the time-weighted shares and the Amdahl
-bound in seconds. The timing loop that measures the achieved rates is benchmarks/measure.py.
+bound in seconds. The timing loop that measures the achieved rates is ledger/measure.py.
 """
 from __future__ import annotations
 

@@ -23,6 +23,9 @@ from book_pages import EXECUTED, HTML, RENDERED, ROOT, built_page, chapter_noteb
 
 MEASURED = "measured_"
 GLUE_TEXT = re.compile(r"\{glue:text\}`([^`]+)`")
+# The {eval} form of a glued number (book/_tools/prose_eval.py): {eval}`f'{glued.key:fmt}'`, int(...) for
+# an integer format; the page shows the text the chapter's kernel gave (book/_ext/eval_values.py).
+EVAL_GLUED = re.compile(r"\{eval\}`f'\{(?:int\()?glued\.(\w+)\)?(?::([^}]*))?\}'`")
 
 
 def executed_glue(nb: nbformat.NotebookNode) -> dict[str, str]:
@@ -81,7 +84,10 @@ def expected_texts(docname: str, fresh: dict[str, dict[str, str]]) -> list[tuple
     for cell in nb.cells:
         if cell.cell_type != "markdown":
             continue
-        for ref in GLUE_TEXT.findall(cell.source):
+        refs = [m.group(1) if m.re is GLUE_TEXT else f"{m.group(1)}:{m.group(2) or ''}"
+                for m in sorted([*GLUE_TEXT.finditer(cell.source), *EVAL_GLUED.finditer(cell.source)],
+                                key=lambda m: m.start())]
+        for ref in refs:
             source_doc = docname
             if "::" in ref:
                 path, ref = ref.split("::", 1)
@@ -121,7 +127,7 @@ def test_glued_numbers_match_the_ledger(docname, fresh_glue):
 def test_every_chapter_glues_numbers():
     for nb in chapter_notebooks():
         text = nb.read_text()
-        assert "{glue:text}" in text, f"{nb.name} has no glued numbers"
+        assert "{glue:text}" in text or "{eval}`f'{glued." in text, f"{nb.name} has no glued numbers"
 
 
 @pytest.mark.parametrize("docname", toc_files())

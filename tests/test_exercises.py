@@ -1,48 +1,70 @@
-"""Every exercise of the book is self-checking: its label is registered in `ledger.exercises`, the
-ledger's own answer passes `check` and a perturbed one does not, and its statement tells the
-student how to check. The labels are read from the `{exercise}` blocks of the chapter notebooks."""
+"""Every exercise of the book is self-checking or marked: each statement asks for its numbers by
+label (one label per number, each registered in `ledger.exercises`, with its unit and precision in
+the statement) and its explanations by label (each registered with a rubric, which the solution
+prints); the ledger's own answer passes `check` and a perturbed one does not; hints point without
+naming a function. The labels are read from the `{exercise}` blocks of the chapter notebooks."""
 import re
 from pathlib import Path
 
 import nbformat
 
-from ledger.exercises import LABELS, REGISTRY, answer, check
+from ledger.exercises import LABELS, REGISTRY, check
+from ledger.exercises.instructor import answer
+from ledger.exercises.registry import precision_phrase
 
 ROOT = Path(__file__).resolve().parents[1]
-EXERCISE_BLOCK = re.compile(r"^(?P<fence>`{3,}|:{3,})\{exercise\}[^\n]*\n(?P<body>.*?)^(?P=fence)[ \t]*$",
-                            re.MULTILINE | re.DOTALL)
+BLOCK = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>exercise|solution)\}(?P<arg>[^\n]*)\n(?P<body>.*?)"
+                   r"^(?P=fence)[ \t]*$", re.MULTILINE | re.DOTALL)
 LABEL = re.compile(r"^:label:\s*(\S+)\s*$", re.MULTILINE)
-# What an explained exercise's statement says instead of (or as well as) a check("label", ...) call.
-SAYS_EXPLAINED = re.compile(r"answer is an explanation|answer is an argument|no number to check|nothing to check", re.IGNORECASE)
+CHECKED = re.compile(r'check\("([a-z0-9-]+)"')
+EXPLAINED = re.compile(r"[Aa]n explanation, `([a-z0-9-]+)`")
+# What an older explained statement says instead of naming its label.
+SAYS_EXPLAINED = re.compile(r"answer is an explanation|answer is an argument|no number to check|nothing to check",
+                            re.IGNORECASE)
 
 
-def notebook_exercises() -> dict[str, tuple[str, str]]:
-    """{label: (chapter, statement)} for every {exercise} block of every chapter notebook."""
+def notebook_blocks() -> dict[str, tuple[str, str, str]]:
+    """{label: (chapter, statement, solution)} for every {exercise} block of every chapter notebook."""
     found = {}
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
-        for cell in nbformat.read(path, as_version=4).cells:
-            if cell.cell_type != "markdown":
+        text = "\n\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")
+        solutions = {m.group("arg").strip(): m.group("body") for m in BLOCK.finditer(text) if m.group("name") == "solution"}
+        for block in BLOCK.finditer(text):
+            if block.group("name") != "exercise":
                 continue
-            for block in EXERCISE_BLOCK.finditer(cell.source):
-                label = LABEL.search(block.group("body"))
-                assert label, f"{path.name}: an exercise without a :label: ({block.group('body')[:60]!r})"
-                assert label.group(1) not in found, f"exercise label {label.group(1)!r} is used twice"
-                found[label.group(1)] = (path.name, block.group("body"))
+            label = LABEL.search(block.group("body"))
+            assert label, f"{path.name}: an exercise without a :label: ({block.group('body')[:60]!r})"
+            assert label.group(1) not in found, f"exercise label {label.group(1)!r} is used twice"
+            found[label.group(1)] = (path.name, block.group("body"), solutions.get(label.group(1), ""))
     return found
 
 
-EXERCISES = notebook_exercises()
+BLOCKS = notebook_blocks()
+
+
+def asked(label: str) -> list[str]:
+    """The registered labels an exercise block asks for: its check(...) calls and named explanations,
+    or its own label when it is an explanation that names none."""
+    _, statement, _ = BLOCKS[label]
+    parts = list(dict.fromkeys(CHECKED.findall(statement) + EXPLAINED.findall(statement)))
+    return parts or [label]
+
+
+EXERCISES = {part: BLOCKS[block] for block in BLOCKS for part in asked(block)}  # part label -> its block
 
 
 def test_the_notebooks_have_exercises():
-    assert len(EXERCISES) >= 2 * len(list((ROOT / "notebooks").glob("*.ipynb")))
+    assert len(BLOCKS) >= 2 * len(list((ROOT / "notebooks").glob("*.ipynb")))
 
 
-def test_every_notebook_label_is_registered_and_nothing_else():
+def test_every_asked_label_is_registered_and_nothing_else():
     missing = sorted(set(EXERCISES) - set(LABELS))
     extra = sorted(set(LABELS) - set(EXERCISES))
     assert not missing, f"exercises not registered in ledger.exercises: {missing}"
-    assert not extra, f"registered labels with no exercise in the notebooks: {extra}"
+    assert not extra, f"registered labels that no exercise asks for: {extra}"
+    for block in BLOCKS:
+        for part in asked(block):
+            assert part == block or part.startswith(block.split("-")[0] + "-"), f"{block} asks {part}"
 
 
 def test_numeric_answers_pass_and_perturbed_answers_fail():
@@ -50,39 +72,70 @@ def test_numeric_answers_pass_and_perturbed_answers_fail():
     assert numeric, "no numeric exercise is registered"
     failures = []
     for label in numeric:
-        value, tol = answer(label), REGISTRY[label].rel_tol
-        if not check(label, value):
-            failures.append(f"{label}: its own answer {value!r} is refused: {check(label, value)}")
-        perturbed = [value * 1.5, value * (1 + 3 * tol), value * (1 - 3 * tol)] if value else [1.0, -1.0]
-        for wrong in perturbed:
-            if check(label, wrong):
-                failures.append(f"{label}: the perturbed answer {wrong!r} (ledger: {value!r}) is accepted")
+        for student in (None, "s001"):
+            value, tol = answer(label, student), REGISTRY[label].rel_tol
+            if not check(label, value, student=student):
+                failures.append(f"{label} ({student}): its own answer {value!r} is refused: {check(label, value)}")
+            perturbed = [value * 1.5, value * (1 + 3 * tol), value * (1 - 3 * tol)] if value else [1.0, -1.0]
+            for wrong in perturbed:
+                if check(label, wrong, student=student):
+                    failures.append(f"{label}: the perturbed answer {wrong!r} (ledger: {value!r}) is accepted")
     assert not failures, "\n".join(failures)
 
 
-def test_explained_exercises_have_no_number():
+def test_explained_exercises_have_no_number_and_a_rubric_the_solution_prints():
+    failures = []
     for label in LABELS:
         if REGISTRY[label].answer is None:
             assert answer(label) is None
             result = check(label, 1.0)
             assert not result and result.verdict == "explanation", label
-
-
-def test_every_statement_says_how_to_check():
-    failures = []
-    for label, (chapter, statement) in EXERCISES.items():
-        calls = f'check("{label}"' in statement
-        explained = label in REGISTRY and REGISTRY[label].answer is None
-        if not (calls or (explained and SAYS_EXPLAINED.search(statement))):
-            failures.append(f"{chapter} {label}: the statement does not say how to check "
-                            f"(expected check(\"{label}\", ...){' or that the answer is an explanation' if explained else ''})")
+            rubric = REGISTRY[label].rubric
+            _, _, solution = EXERCISES[label]
+            if not rubric:
+                failures.append(f"{label}: an explanation without a rubric")
+            elif " ".join(rubric.split()) not in " ".join(solution.split()):
+                failures.append(f"{label}: the solution does not print its rubric")
     assert not failures, "\n".join(failures)
+
+
+def test_every_numeric_label_is_asked_with_its_unit_and_precision():
+    failures = []
+    for label, (chapter, statement, _) in EXERCISES.items():
+        ex = REGISTRY.get(label)
+        if ex is None or ex.answer is None:
+            if ex is not None and not (f"`{label}`" in statement or SAYS_EXPLAINED.search(statement)):
+                failures.append(f"{chapter} {label}: the statement does not say the answer is an explanation")
+            continue
+        line = next((ln for ln in statement.splitlines() if f'check("{label}"' in ln), "")
+        if f'student=STUDENT_ID' not in line and "student=" not in statement:
+            failures.append(f"{chapter} {label}: check without student=STUDENT_ID")
+        if ex.unit and f"in {ex.unit}" not in statement:
+            failures.append(f"{chapter} {label}: the statement does not say the unit ({ex.unit})")
+        if precision_phrase(label) not in statement:
+            failures.append(f"{chapter} {label}: the statement does not say the precision ({precision_phrase(label)})")
+    assert not failures, "\n".join(failures)
+
+
+def test_hints_point_without_naming_a_function():
+    calls = [f"{label}: {REGISTRY[label].hint}" for label in LABELS
+             if re.search(r"\b[a-z_]+\.?[a-z_]*\(|\w+=\w", REGISTRY[label].hint)]
+    assert not calls, "hints that give the method away:\n" + "\n".join(calls)
 
 
 def test_the_course_guide_names_real_exercises():
     guide = (ROOT / "book" / "course_guide.md").read_text(encoding="utf-8")
     named = set(re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", guide))
-    exercises = {n for n in named if not n.startswith(("make-", "hide-", "remove-"))}
+    exercises = {n for n in named if not n.startswith(("make-", "hide-", "remove-", "exercise-"))}
     assert len(exercises) >= 8, "the course guide should set exercises by label"
     unknown = sorted(exercises - set(EXERCISES))
     assert not unknown, f"the course guide names exercises that no chapter has: {unknown}"
+
+
+def test_each_chapter_has_an_exercise_derived_by_hand_then_checked():
+    chapters = {}
+    for label, (chapter, statement, _) in BLOCKS.items():
+        if "*By hand first:*" in statement and CHECKED.search(statement):
+            chapters.setdefault(chapter, label)
+    every = {p.name for p in (ROOT / "notebooks").glob("*.ipynb")}
+    assert set(chapters) == every, f"chapters without a by-hand exercise: {sorted(every - set(chapters))}"

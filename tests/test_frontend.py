@@ -17,6 +17,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -30,7 +31,7 @@ import pytest
 pytestmark = pytest.mark.frontend
 
 ROOT = Path(__file__).resolve().parents[1]
-LAB_VENV = ROOT / ".venv-lab"
+LAB_VENV = Path(os.environ.get("TX_LAB_VENV", ROOT / ".venv-lab"))  # another lab environment, for a trial
 JUPYTER = LAB_VENV / "bin" / "jupyter"
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -111,7 +112,7 @@ def lab(tmp_path_factory):
     served = tmp / "book"
     shutil.copytree(ROOT / "notebooks", served / "notebooks",
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "_build"))
-    for shared in ("data", "benchmarks"):  # chapters read ../data/configs and run ../benchmarks/measure.py
+    for shared in ("data",):  # chapters read ../data/configs
         (served / shared).symlink_to(ROOT / shared)
     settings = tmp / "settings"
     for name, values in LAB_SETTINGS.items():
@@ -171,6 +172,29 @@ def page(lab):
             yield pg
         finally:
             browser.close()
+
+
+# What the rendered markdown cells of a notebook panel show (jupyterlab-myst renders them into a
+# `.myst` element and evaluates their {eval} roles in the kernel; without it, JupyterLab's own
+# renderer), one string per cell, folded solutions included (textContent, not innerText).
+MARKDOWN_TEXT = """(id) => {
+  const panel = Array.from(window.jupyterapp.shell.widgets('main')).find(w => w.id === id);
+  return panel.content.widgets.filter(c => c.model.type === 'markdown').map(c => {
+    const shown = c.node.querySelector('.jp-InputArea > .myst, .jp-RenderedMarkdown');
+    return shown ? shown.textContent : c.node.innerText;
+  });
+}"""
+
+# Run code in a notebook's kernel (not in a cell) and return what it printed.
+KERNEL_PRINT = """async ([id, code]) => {
+  const panel = Array.from(window.jupyterapp.shell.widgets('main')).find(w => w.id === id);
+  const future = panel.sessionContext.session.kernel.requestExecute({code, store_history: false});
+  let text = '';
+  future.onIOPub = (msg) => { if (msg.header.msg_type === 'stream') text += msg.content.text; };
+  await future.done;
+  return text;
+}"""
+RAW_MARKUP = ("{glue", "{eval", "```{", ":::{", "{exercise}", "{solution}", "{math}")
 
 
 # ---- JavaScript run in the page (JupyterLab's own commands and models) ----
@@ -370,3 +394,37 @@ def test_chapter_widget_in_jupyterlab(page, ran, chapter):
     if "checkbox" in spec:
         box = root.locator(".widget-checkbox").filter(has_text=spec["checkbox"]).locator("input").first
         _changes(page, root, box.click, f"{chapter}: checkbox '{spec['checkbox']}'", figure)
+
+
+def test_the_lab_environment_has_the_pinned_jupyterlab_and_the_myst_renderer():
+    pins = dict(re.findall(r"^(JUPYTERLAB(?:_MYST)?_VERSION) := (\S+)", (ROOT / "Makefile").read_text(), re.MULTILINE))
+    python = LAB_VENV / "bin" / "python"
+    found = subprocess.run([str(python), "-c", "import importlib.metadata as m; "
+                            "print(m.version('jupyterlab'), m.version('jupyterlab-myst'))"],
+                           capture_output=True, text=True, check=False)
+    assert found.returncode == 0, f"{LAB_VENV}: JupyterLab or jupyterlab-myst missing: run `make lab-env`"
+    assert found.stdout.split() == [pins["JUPYTERLAB_VERSION"], pins["JUPYTERLAB_MYST_VERSION"]], found.stdout
+
+
+@pytest.mark.parametrize("chapter", list(CHAPTERS))
+def test_chapter_prose_renders_as_myst_with_its_numbers(page, ran, chapter):
+    """The chapter's markdown, after Run All: no raw role or directive fence, and every {eval}
+    expression's value, as the kernel gives it, in the rendered text."""
+    import sys
+    import nbformat
+    sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    from execute_chapters import EVAL_MARK, eval_cell_source, eval_expressions
+
+    result = ran[chapter]
+    assert result["errors"] == [], f"{chapter}: " + "; ".join(result["errors"])
+    texts = page.evaluate(MARKDOWN_TEXT, result["id"])
+    raw = [(i, m) for i, t in enumerate(texts) for m in RAW_MARKUP if m in t]
+    assert not raw, f"{chapter}: markdown cell {raw[0][0]} shows raw {raw[0][1]!r}: {texts[raw[0][0]][:200]!r}"
+    expressions = eval_expressions(nbformat.read(ROOT / "notebooks" / chapter, as_version=4))
+    assert expressions, f"{chapter}: no {{eval}} prose numbers (run book/_tools/prose_eval.py)"
+    printed = page.evaluate(KERNEL_PRINT, [result["id"], eval_cell_source(expressions)])
+    values = json.loads(printed.split(EVAL_MARK, 1)[1])
+    shown = "\n".join(texts)
+    missing = [e for e, v in values.items() if "text" not in v or v["text"] not in shown]
+    assert not missing, (f"{chapter}: {len(missing)} of {len(values)} prose numbers not shown, e.g. "
+                         f"{missing[0]} = {values[missing[0]]}")

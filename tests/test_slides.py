@@ -48,7 +48,7 @@ def test_one_slide_set_per_chapter(slides_dir):
     for stem in chapters():
         page = (slides_dir / f"{stem}.html").read_text(encoding="utf-8")
         assert len(re.findall(r"<section[ >]", page)) >= 4, f"{stem}: fewer than four slides"
-        for role in ("{glue", "{cite}", "{doc}", "{solution}", "{exercise}"):
+        for role in ("{glue", "{eval", "{cite}", "{doc}", "{solution}", "{exercise}"):
             assert role not in page, f"{stem}: {role} left unreplaced on the slides"
     index = (slides_dir / "index.html").read_text(encoding="utf-8")
     assert all(f'href="{stem}.html"' in index for stem in chapters())

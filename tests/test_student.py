@@ -119,13 +119,60 @@ def test_no_solution_in_the_student_notebooks(student):
         assert labels == expected, f"{stem}: exercise statements lost ({expected - labels})"
         heading = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown"
                        and re.search(r"^##\s+Exercises\s*$", c.source, re.MULTILINE))
-        after = [c.source for c in nb.cells[heading + 1:] if c.cell_type == "code"]
-        assert after == ["from ledger.exercises import check"], f"{stem}: answer code left after the exercises"
+        after = [c for c in nb.cells[heading + 1:] if c.cell_type == "code"]
+        kept = [c for c in after if {"exercise-setup", "exercise-parameters"} & set(c.metadata.get("tags", []))]
+        assert after == kept or [c.source for c in after] == ["from ledger.exercises import check"], \
+            f"{stem}: answer code left after the exercises"
+        assert "ledger.exercises import check" in "\n".join(c.source for c in after), f"{stem}: no check import"
+        assert all("answer(" not in c.source and "instructor" not in c.source for c in after), stem
+        assert "myst_nb" not in everything_code(nb), f"{stem}: imports myst-nb, which students do not install"
         everything = nbformat.writes(nb)
         for body in blocks(stem, "solution"):
             words = phrase(body, stem)
             assert words is None or words not in everything, f"{stem}: solution text {words!r} in the notebook"
         assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), f"{stem}: outputs stored"
+
+
+def everything_code(nb) -> str:
+    return "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+
+
+CHAPTER_IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", re.MULTILINE)
+# The module each student package provides (the requirements file names distributions).
+PROVIDES = {"numpy": "numpy", "matplotlib": "matplotlib", "ipywidgets": "ipywidgets", "ipykernel": "ipykernel",
+            "ipython": "IPython", "jupyterlab": "jupyterlab", "jupyterlab-myst": "jupyterlab_myst"}
+
+
+def test_the_student_folder_runs_alone_with_minimal_requirements(student):
+    import sys
+    requirements = (student / "requirements.txt").read_text(encoding="utf-8")
+    names = [re.split(r"[=<>]", line)[0].lower() for line in requirements.splitlines()
+             if line.strip() and not line.startswith("#") and not line.startswith("-e")]
+    assert "-e ." in requirements.splitlines() and (student / "pyproject.toml").exists()
+    assert {"jupyterlab", "jupyterlab-myst"} <= set(names)
+    for heavy in ("sphinx", "jupyter-book", "myst-nb", "playwright", "pytest", "nbval", "hypothesis"):
+        assert heavy not in names, f"the student requirements install {heavy}"
+    assert (student / "ledger" / "exercises" / "registry.py").exists() and (student / "data" / "configs").is_dir()
+    assert not list((student / "ledger").rglob("__pycache__"))
+    provided = {PROVIDES[n] for n in names if n in PROVIDES} | {"ledger"}
+    for stem in chapters():
+        nb = nbformat.read(student / "notebooks" / f"{stem}.ipynb", as_version=4)
+        for m in CHAPTER_IMPORT.finditer(everything_code(nb)):
+            top = (m.group(1) or m.group(2)).split(".")[0]
+            assert top in provided or top in sys.stdlib_module_names, f"{stem} imports {top}, not in requirements.txt"
+        assert "benchmarks" not in everything_code(nb), f"{stem} reads the repository's benchmarks/"
+
+
+def test_the_student_pdf_has_no_solution(student):
+    pdf = student / "student.pdf"
+    assert pdf.exists(), "make student writes student.pdf"
+    text = " ".join(subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True,
+                                   check=True).stdout.split())
+    assert "Solution to" not in text and "(student edition)" in text
+    phrases = {w for stem in chapters() for w in (phrase(b, stem) for b in blocks(stem, "solution")) if w}
+    found = [w for w in phrases if w in text]
+    assert not found, f"solution text in the student PDF: {found[0]!r}"
+    assert len(re.findall(r"Exercise \d+", text)) >= 2 * len(chapters())
 
 
 def test_the_main_notebooks_still_have_their_solutions():

@@ -1,5 +1,6 @@
 """Re-weighting the step by time (ledger.timing) and the measurement script's shape."""
-import importlib.util
+import subprocess
+import sys
 import math
 from pathlib import Path
 
@@ -7,6 +8,7 @@ import pytest
 
 import ledger
 from ledger import LedgerError
+from ledger import measure as measure_module
 from ledger.timing import KERNELS, flops_by_kernel, kernel_of, seconds_by_kernel, time_shares
 
 EQUAL = dict.fromkeys(KERNELS, 1e12)
@@ -52,15 +54,7 @@ def test_bad_rates_refused():
         time_shares(items, dict(EQUAL, matmul=0))
 
 
-def _measure_module():
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "measure.py"
-    spec = importlib.util.spec_from_file_location("measure", path)
-    measure = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(measure)
-    return measure
-
-
-MEASURE = _measure_module()
+MEASURE = measure_module
 QUICK = MEASURE.measure(quick=True, repeats=1, operand_mib=4)
 """One small run for the shape checks below (no timing is asserted: measured values vary)."""
 
@@ -122,3 +116,10 @@ def test_optical_flops_by_kernel():
     assert optical["block_product"] > optical["fft_long"] + optical["fft_block"]
     with pytest.raises(LedgerError, match="classes \\['optics'\\]"):
         flops_by_kernel(items, ["optics"])
+
+
+def test_the_benchmarks_script_runs_the_librarys_measurement():
+    """benchmarks/measure.py, the script older instructions name, runs ledger.measure."""
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "measure.py"
+    done = subprocess.run([sys.executable, str(script), "--repeats", "0"], capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and "--repeats 0: must be a positive integer" in done.stderr

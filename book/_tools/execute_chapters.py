@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -135,13 +136,47 @@ def kernel_pid_file(out: Path) -> Path:
     return out.with_name(out.name + ".kernel-pid")
 
 
+EVAL_ROLE = re.compile(r"\{eval\}`([^`]+)`")
+EVAL_MARK = "\x1eEVAL-VALUES\x1e"
+
+
+def eval_cell_source(expressions: list[str]) -> str:
+    """A cell that evaluates each prose `{eval}` expression in the chapter's kernel and prints
+    {expression: {"text": str(value)} or {"error": ...}} as one JSON line after EVAL_MARK."""
+    return ("import json as _eval_json\n"
+            "def _eval_text(_expression):\n"
+            "    try:\n"
+            "        return {'text': str(eval(_expression))}\n"
+            "    except Exception as _error:  # reported by the book's eval role, naming the expression\n"
+            "        return {'error': f'{type(_error).__name__}: {_error}'}\n"
+            f"print({EVAL_MARK!r} + _eval_json.dumps({{_e: _eval_text(_e) for _e in {expressions!r}}}))\n")
+
+
+def eval_expressions(nb) -> list[str]:
+    """Every distinct `{eval}` expression of the notebook's markdown, in order."""
+    found = (m.group(1) for c in nb.cells if c.cell_type == "markdown" for m in EVAL_ROLE.finditer(c.source))
+    return list(dict.fromkeys(found))
+
+
+def take_eval_values(nb) -> dict:
+    """Remove the evaluation cell appended by execute_one and return the values it printed."""
+    cell = nb.cells.pop()
+    text = "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+    return json.loads(text.split(EVAL_MARK, 1)[1]) if EVAL_MARK in text else {}
+
+
 def execute_one(src: Path, out: Path, poll_slice_s: float = POLL_SLICE_S, cell_timeout_s: float = CELL_TIMEOUT_S,
                 kernel_start_s: float = KERNEL_START_S, iopub_timeout_s: float = IOPUB_TIMEOUT_S) -> int:
-    """Execute src in a fresh kernel (cwd: its folder), write it to out; print one JSON line; exit code."""
+    """Execute src in a fresh kernel (cwd: its folder), write it to out (and, when its prose has
+    `{eval}` roles, their values to <out>.eval.json: book/_ext/eval_values.py); print one JSON line;
+    exit code."""
     import nbformat
     from nbclient.exceptions import CellExecutionError
 
     nb = nbformat.read(src, as_version=4)
+    expressions = eval_expressions(nb)
+    if expressions:
+        nb.cells.append(nbformat.v4.new_code_cell(eval_cell_source(expressions)))
     late: list = []
     started = time.monotonic()
     try:
@@ -156,6 +191,10 @@ def execute_one(src: Path, out: Path, poll_slice_s: float = POLL_SLICE_S, cell_t
         print(f"stalled: {type(err).__name__}: {line}", file=sys.stderr)
         return EXIT_STALLED
     seconds = time.monotonic() - started
+    if expressions:
+        values = take_eval_values(nb)
+        out.with_suffix(".eval.json").write_text(json.dumps(values, indent=1, ensure_ascii=False) + "\n",
+                                                 encoding="utf-8")
     nbformat.write(nb, out)
     print(json.dumps({"seconds": round(seconds, 3), "late_wakeups": late}))
     return 0

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import base64
 import html
+import json
 import re
 import shutil
 import sys
@@ -198,6 +199,7 @@ class Context:
     titles: dict[str, str]
     chapter_page: str = ""
     glue_outputs: dict = field(default_factory=dict)
+    eval_values: dict = field(default_factory=dict)  # {expression: {"text": ...}}, <chapter>.eval.json
     texts: dict = field(default_factory=dict)   # {key: (slide lines, origin)}, book/_tools/slide_text.py
     citations_textual: dict = field(default_factory=dict)  # {key: "Hoffmann et al. (2022)"}
 
@@ -219,6 +221,12 @@ def replace_roles(text: str, ctx: Context) -> str:
                 raise SlideError(f"{ctx.chapter}: glue key {key!r} is used in the text but not glued in the executed "
                                  f"notebook (run `make book` first)")
             return html.escape(format_plain_text(ctx.glue[key], fmt))
+        if name == "eval":  # the text the chapter's kernel gave (book/_ext/eval_values.py)
+            value = ctx.eval_values.get(body, {})
+            if "text" not in value:
+                raise SlideError(f"{ctx.chapter}: {{eval}}`{body}` has no value in the executed chapter "
+                                 f"({value.get('error', 'not evaluated')}; run `make book` first)")
+            return html.escape(value["text"])
         if name in ("cite", "cite:p", "cite:t"):
             keys = [k.strip() for k in body.split(",")]
             unknown = [k for k in keys if k not in ctx.citations]
@@ -579,6 +587,8 @@ def build_chapter_slides(stem: str, executed: Path, source: Path, ctx_base: dict
     notebook, glue = read_executed(executed, stem, source)
     texts = slide_text.chapter_texts(stem, nbformat.read(source / f"{stem}.ipynb", as_version=4))
     ctx = Context(stem, glue_text(glue), **ctx_base, glue_outputs=glue, texts=texts)
+    values = executed / f"{stem}.eval.json"
+    ctx.eval_values = json.loads(values.read_text(encoding="utf-8")) if values.exists() else {}
     ctx.chapter_page = f"{book_prefix}notebooks/{stem}.html"
     sections = read_sections(notebook)
     slides = choose_slides(sections, ctx)

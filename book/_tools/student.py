@@ -1,14 +1,22 @@
 """Build the student edition (`make student`): the book and the chapter notebooks without solutions.
 
 - notebooks/: each chapter notebook with every `{solution}` block removed and the code cells of its
-  Exercises section (which compute and assert the answers) dropped; a `from ledger.exercises
-  import check` cell stands in their place. Stored clean, ready to hand out and run.
+  Exercises section (which compute and assert the answers) dropped, but for its set-up cell (tag
+  `exercise-setup`: the imports and STUDENT_ID) and the cells that show a statement's parameters
+  (tag `exercise-parameters`); a chapter without a set-up cell gets a `from ledger.exercises
+  import check` cell. Glue comes from `ledger.glue` (no myst-nb in the student environment).
+  Stored clean, ready to hand out and run.
+- ledger/, data/, pyproject.toml and requirements.txt: the library the chapters import, the data
+  they read, and the minimal packages to run them in JupyterLab with its MyST renderer (the
+  ledger, NumPy, Matplotlib, ipywidgets, ipykernel, JupyterLab and jupyterlab-myst; no Sphinx,
+  Playwright or pytest). README.md says how to install them on a laptop.
 - html/: the book built by jupyter-book with sphinx-exercise's `hide_solutions` on, from the same
   solution-free chapters. Nothing is executed again: the chapters are the executed copies the main
   build left in _build/jupyter_execute/notebooks (their outputs, and the glued values the remaining
   text uses, put back from the `.glue.json` files myst-nb writes beside them), built with execution
   off. The page sources (_sources/*.ipynb, offered for download) are these same solution-free copies.
   The slides the chapter pages link are copied in from the main book's slides/ (`make slides`).
+- student.pdf: the same solution-free book printed to one PDF (single-page build, book/_ext/print_pdf.py).
 """
 from __future__ import annotations
 
@@ -32,7 +40,13 @@ SOLUTION_BLOCK = re.compile(r"^(?P<fence>`{3,}|:{3,})\{solution\}[^\n]*\n.*?^(?P
                             re.MULTILINE | re.DOTALL)
 EXERCISES_HEADING = re.compile(r"^##\s+Exercises\s*$", re.MULTILINE)
 CHECK_IMPORT = "from ledger.exercises import check"
+KEPT_EXERCISE_TAGS = {"exercise-setup", "exercise-parameters"}
+MYST_GLUE_IMPORT = re.compile(r"^([ \t]*)from myst_nb import glue[ \t]*$", re.MULTILINE)
 COPIED = ["_toc.yml", "book"]
+# What a student's environment holds: the packages the chapters import (pinned as the book's
+# requirements.txt pins them) and JupyterLab with the MyST renderer (pinned by the Makefile).
+STUDENT_PACKAGES = ("numpy", "matplotlib", "ipywidgets", "ipykernel", "ipython")
+LIBRARY = ["ledger", "data", "pyproject.toml"]
 
 
 class StudentError(Exception):
@@ -50,6 +64,7 @@ def student_notebook(notebook):
     `from ledger.exercises import check` cell takes their place."""
     nb = copy.deepcopy(notebook)
     cells, in_exercises = [], False
+    has_setup = any(KEPT_EXERCISE_TAGS & set(c.metadata.get("tags", [])) for c in nb.cells)
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             source = strip_solutions(cell.source)
@@ -58,8 +73,14 @@ def student_notebook(notebook):
                 cells.append(cell)
             if EXERCISES_HEADING.search(cell.source) and not in_exercises:
                 in_exercises = True
-                cells.append(nbformat.v4.new_code_cell(CHECK_IMPORT))
-        elif not (cell.cell_type == "code" and in_exercises):
+                if not has_setup:
+                    cells.append(nbformat.v4.new_code_cell(CHECK_IMPORT))
+        elif cell.cell_type == "code" and in_exercises:
+            if KEPT_EXERCISE_TAGS & set(cell.metadata.get("tags", [])):
+                cells.append(cell)
+        else:
+            if cell.cell_type == "code":
+                cell.source = MYST_GLUE_IMPORT.sub(r"\1from ledger.glue import glue", cell.source)
             cells.append(cell)
     nb.cells = cells
     return nb
@@ -97,19 +118,78 @@ def write_notebooks(source: Path, out: Path, stems: list[str]) -> None:
         nbformat.write(clean(student_notebook(nb)), out / f"{stem}.ipynb")
 
 
-def student_config(config_file: Path) -> dict:
-    """The book's configuration for the student edition: execution off, solutions hidden."""
+def requirements(book_requirements: Path, jupyterlab: str, jupyterlab_myst: str) -> str:
+    """The student folder's requirements.txt: the ledger (editable, from the folder), the packages
+    the chapters import at the book's pins, JupyterLab and jupyterlab-myst."""
+    pins = {}
+    for line in book_requirements.read_text(encoding="utf-8").splitlines():
+        match = re.match(r"^([A-Za-z0-9_.\-]+)==(\S+)", line.strip())
+        if match:
+            pins[match.group(1).lower().replace("_", "-")] = match.group(2)
+    missing = [p for p in STUDENT_PACKAGES if p not in pins]
+    if missing:
+        raise StudentError(f"{book_requirements} pins no {', '.join(missing)}, which the chapters import")
+    lines = ["# The chapters' packages and JupyterLab with its MyST renderer; from this folder:",
+             "#   python3 -m venv .venv && .venv/bin/pip install -r requirements.txt", "-e ."]
+    lines += [f"{p}=={pins[p]}" for p in STUDENT_PACKAGES]
+    lines += [f"jupyterlab=={jupyterlab}", f"jupyterlab-myst=={jupyterlab_myst}"]
+    return "\n".join(lines) + "\n"
+
+
+README = """# {title}: student folder
+
+The chapters as notebooks, without solutions, with the `ledger` library they use.
+
+Install (Python 3.11 or newer; about 300 MB; once):
+
+    python3 -m venv .venv
+    .venv/bin/pip install -r requirements.txt        (Windows: .venv\\Scripts\\pip ...)
+
+Open the chapters:
+
+    .venv/bin/jupyter lab notebooks/
+
+Run a chapter from the top (Run > Run All Cells): its prose numbers then show. In each chapter's
+Exercises section set `STUDENT_ID` to the identifier your teacher gave you; the statements then
+show your parameters and `check("label", your_value, student=STUDENT_ID)` checks your answer.
+The book itself, without solutions, is in html/ (open html/index.html) and student.pdf.
+"""
+
+
+def write_library(out: Path, jupyterlab: str, jupyterlab_myst: str) -> None:
+    """Copy the library and the data into the student folder; write requirements.txt and README.md."""
+    for name in LIBRARY:
+        target = out / name
+        if target.is_dir():
+            shutil.rmtree(target)
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+        else:
+            shutil.copy2(ROOT / name, target)
+    (out / "requirements.txt").write_text(requirements(ROOT / "requirements.txt", jupyterlab, jupyterlab_myst),
+                                          encoding="utf-8")
+    title = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8")).get("title", "")
+    (out / "README.md").write_text(README.format(title=title), encoding="utf-8")
+
+
+def student_config(config_file: Path, executed: Path | None = None) -> dict:
+    """The book's configuration for the student edition: execution off, solutions hidden, the
+    `{eval}` values read from the main build's executed chapters (`executed`: their folder)."""
     config = yaml.safe_load(config_file.read_text(encoding="utf-8"))
     config["title"] = f"{config.get('title', '')} (student edition)"
     config.setdefault("execute", {})["execute_notebooks"] = "off"
     sphinx_config = config.setdefault("sphinx", {}).setdefault("config", {})
     sphinx_config["hide_solutions"] = True
+    if executed is not None:
+        sphinx_config["eval_values_dir"] = str(executed.resolve().parent)
     return config
 
 
-def build_html(executed: Path, source: Path, out: Path, stems: list[str], jupyter_book: Path, slides: Path) -> None:
+def build_html(executed: Path, source: Path, out: Path, stems: list[str], jupyter_book: Path, slides: Path,
+               pdf: Path | None = None) -> None:
     """The book without solutions, built from the executed chapters with execution off, with a copy
-    of the slides its chapter pages link (`slides`: the slides written into the main book)."""
+    of the slides its chapter pages link (`slides`: the slides written into the main book); and,
+    when `pdf` is given, the same book printed to that PDF."""
     if not (slides / "index.html").exists():
         raise StudentError(f"{slides} holds no slides, which the chapter pages link: run `make slides` first")
     src = out.parent / "_src"
@@ -118,7 +198,7 @@ def build_html(executed: Path, source: Path, out: Path, stems: list[str], jupyte
     src.mkdir(parents=True)
     for name in COPIED:
         (shutil.copytree if (ROOT / name).is_dir() else shutil.copy2)(ROOT / name, src / name)
-    (src / "_config.yml").write_text(yaml.safe_dump(student_config(ROOT / "_config.yml"), sort_keys=False),
+    (src / "_config.yml").write_text(yaml.safe_dump(student_config(ROOT / "_config.yml", executed), sort_keys=False),
                                      encoding="utf-8")
     (src / "notebooks").mkdir()
     for stem in stems:
@@ -128,6 +208,17 @@ def build_html(executed: Path, source: Path, out: Path, stems: list[str], jupyte
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise StudentError("the student book did not build:\n" + done.stdout[-4000:] + done.stderr[-4000:])
+    if pdf is not None:
+        done = subprocess.run([str(jupyter_book), "build", str(src), "--builder", "singlehtml", "-W", "-n",
+                               "--keep-going"], capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise StudentError("the student book's single page did not build:\n" + done.stdout[-4000:]
+                               + done.stderr[-4000:])
+        printed = subprocess.run([sys.executable, str(ROOT / "book" / "_ext" / "print_pdf.py"),
+                                  str(src / "_build" / "singlehtml"), str(pdf)], capture_output=True, text=True,
+                                 check=False)
+        if printed.returncode != 0:
+            raise StudentError("the student PDF was not printed:\n" + printed.stdout[-2000:] + printed.stderr[-2000:])
     if out.exists():
         shutil.rmtree(out)
     shutil.move(src / "_build" / "html", out)
@@ -143,7 +234,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jupyter-book", type=Path, default=Path(sys.executable).parent / "jupyter-book")
     parser.add_argument("--slides", type=Path, default=ROOT / "_build" / "html" / "slides",
                         help="the slides written into the main book by `make slides`, copied into the edition")
-    parser.add_argument("--notebooks-only", action="store_true", help="write notebooks/ and skip the HTML")
+    parser.add_argument("--notebooks-only", action="store_true", help="write notebooks/ and the library; skip the HTML")
+    parser.add_argument("--no-pdf", action="store_true", help="skip student.pdf")
+    parser.add_argument("--jupyterlab", default="4.4.10", help="the JupyterLab version of requirements.txt")
+    parser.add_argument("--jupyterlab-myst", default="2.7.0", help="the jupyterlab-myst version of requirements.txt")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     stems = chapter_stems()
@@ -151,8 +245,10 @@ def main(argv: list[str] | None = None) -> int:
         if (args.out / "notebooks").exists():
             shutil.rmtree(args.out / "notebooks")
         write_notebooks(ROOT / "notebooks", args.out / "notebooks", stems)
+        write_library(args.out, args.jupyterlab, args.jupyterlab_myst)
         if not args.notebooks_only:
-            build_html(args.executed, ROOT / "notebooks", args.out / "html", stems, args.jupyter_book, args.slides)
+            build_html(args.executed, ROOT / "notebooks", args.out / "html", stems, args.jupyter_book, args.slides,
+                       pdf=None if args.no_pdf else args.out / "student.pdf")
     except (StudentError, StaleBuild) as error:
         print(f"student: {error}", file=sys.stderr)
         return 2

@@ -1,16 +1,23 @@
-"""Self-checking exercises: `check("masks-step-size", my_answer)` compares an answer with the ledger.
+"""Self-checking exercises: `check("masks-step-size", my_answer, student="s123")` compares an
+answer with the ledger's, for the book's parameters or for one student's variant of them.
 
 Each chapter group registers its exercises in a module of this package (`part1.py`, `part2.py`,
-...); every such module is imported here, so `LABELS` lists every exercise in the book.
+...); every such module is imported here, so `LABELS` lists every exercise in the book. What a
+student uses: `check`, `statement_parameters` and `show_parameters`. The answers themselves are
+for the teacher: `ledger.exercises.instructor` (the library is open, so a student can call it
+too; graded work uses per-student variants and explanations, see the course guide).
 """
 import importlib
 import pkgutil
 
-from .registry import REGISTRY, CheckResult, Exercise, answer, check
+from .registry import (REGISTRY, CheckResult, Exercise, check, normalise_student, show_parameters,
+                       statement_parameters)
 
-for _module in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name != "registry"):
+_NOT_CHAPTERS = {"registry", "instructor"}
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name not in _NOT_CHAPTERS):
     importlib.import_module(f"{__name__}.{_module}")
 
 LABELS: tuple[str, ...] = tuple(sorted(REGISTRY))
 
-__all__ = ["LABELS", "CheckResult", "Exercise", "answer", "check"]
+
+__all__ = ["LABELS", "CheckResult", "Exercise", "check", "show_parameters", "statement_parameters"]

@@ -19,12 +19,16 @@ def _pct(value: float) -> float:
 
 # 00 What a training step adds to inference
 explained("intro-4f-inversion",
-          hint="two forward transforms give u(-x); a mirror image is a relabelling of the camera's pixels.")
-numeric("intro-bigger-step",
-        lambda: _pct(step_row(variant="hyena2", seq_len=2048, step_tokens=2_097_152).forward_share),
-        rel_tol=0.0025, unit="%",
-        hint="give the forward share in percent at 2,097,152 tokens; only the once-per-step filter FFTs "
-             "do not double with the step.")
+          hint="what do two forward transforms in a row do to the input?",
+          rubric="shows that two forward transforms give u(-x), a mirror image; says a mirror image is a "
+                 "relabelling of the camera's pixels, so no inverse transform is needed.")
+def _forward_share(step_tokens: int = 2_097_152) -> float:
+    return _pct(step_row(variant="hyena2", seq_len=2048, step_tokens=step_tokens).forward_share)
+
+
+numeric("intro-bigger-step", _forward_share, rel_tol=0.0002, unit="%",
+        traps=[(_forward_share(1_048_576), "the forward share at the default step, unchanged")],
+        hint="which part of the step's work does not grow with the number of tokens?")
 
 # 01 The 6N rule, reproduced
 def _attention_over_rest(seq_len: int) -> float:
@@ -33,14 +37,17 @@ def _attention_over_rest(seq_len: int) -> float:
     return kinds["attention scores"] / (sum(kinds.values()) - kinds["attention scores"])
 
 
-numeric("sixn-long-context", lambda: _attention_over_rest(32768), rel_tol=0.005,
-        hint="compare the attention scores with the rest of the step (6NT), not with the whole step.")
-numeric("sixn-causal", lambda: step_row(variant="transformer", seq_len=8192, causal_attention=True).six_n_ratio,
-        rel_tol=0.0002,
-        hint="causal masking halves the 12LSH term only: the ratio is (N + LSH) / (N + 2LSH).")
-numeric("sixn-recompute", lambda: _pct(step_row(variant="hyena2", seq_len=4096, recompute="full").step_share),
-        rel_tol=0.003, unit="%",
-        hint="the recomputed forward work carries its transforms and H.U products too, so the share rises.")
+numeric("sixn-long-context", lambda seq_len=32768: _attention_over_rest(seq_len), rel_tol=0.005,
+        variants={"seq_len": (16384, 65536, 131072)},
+        hint="compare the attention scores with the rest of the step, not with the whole step.")
+numeric("sixn-causal",
+        lambda seq_len=8192: step_row(variant="transformer", seq_len=seq_len, causal_attention=True).six_n_ratio,
+        rel_tol=0.0002, variants={"seq_len": (4096, 16384, 32768)},
+        hint="causal masking halves one term of the step only; write the ratio with both terms before dividing.")
+numeric("sixn-recompute",
+        lambda seq_len=8192: _pct(step_row(variant="hyena2", seq_len=seq_len, recompute="full").step_share),
+        rel_tol=0.003, unit="%", variants={"seq_len": (2048, 16384, 32768)},
+        hint="the recomputed forward work carries its transforms and products too, so the share rises.")
 
 # 02 The gradient of a convolution is a correlation
 def _channel_backward_flops(seq_len: int) -> float:
@@ -54,12 +61,15 @@ def _fd_growth() -> float:
 
 
 explained("corr-conj-reversal",
-          hint="the DFT of a reversed real signal is the conjugate of its DFT; reversal is a relabelling of pixels.")
-numeric("corr-long-channel", lambda: _channel_backward_flops(8192), rel_tol=1e-4, unit="FLOPs",
-        hint="dX has two transforms and a product; dW only a product and a complex add per bin, "
-             "with n = 2S = 16,384.")
+          hint="what is the DFT of a reversed real signal?",
+          rubric="proves the DFT of a reversed real signal is the conjugate of its DFT and carries it through the "
+                 "product; checks it numerically to rounding; says the input gradient can use the forward mask "
+                 "with input and output reversed, relabellings of pixels.")
+numeric("corr-long-channel", lambda seq_len=8192: _channel_backward_flops(seq_len), rel_tol=1e-4, unit="FLOPs",
+        variants={"seq_len": (2048, 4096, 16384)},
+        hint="dX has two transforms and a product; dW only a product and a complex add per bin, at n = 2S.")
 numeric("corr-fd-step", _fd_growth, rel_tol=0.05,
-        hint="divide the error at fd_step=1e-6 by the error at the default 1e-3; only the finite-difference "
+        hint="divide the error at the smaller step by the error at the default; only the finite-difference "
              "columns move.")
 
 # 03 Three 4f passes
@@ -72,10 +82,12 @@ def _weight_mask_values(seq_len: int) -> float:
     return sum(i.mask_values for i in items if i.cls == "weight_product")
 
 
-numeric("passes-hybrid", lambda: _hybrid_step_share(0.5), rel_tol=0.007, unit="%",
-        hint="a half means 16 of 32 layers keep attention: the long convolutions of those layers are gone.")
-numeric("passes-mask-count", lambda: _weight_mask_values(2048), rel_tol=1e-6, unit="complex values",
-        hint="n/2 + 1 = 2,049 bins per filter, two filters per channel, and each layer is visited twice per step.")
+numeric("passes-hybrid", lambda fraction=0.5: _hybrid_step_share(fraction), rel_tol=0.005, unit="%",
+        variants={"fraction": (0.25, 0.75)},
+        hint="the layers that keep attention lose their long convolutions.")
+numeric("passes-mask-count", lambda seq_len=2048: _weight_mask_values(seq_len), rel_tol=1e-6, unit="complex values",
+        variants={"seq_len": (1024, 4096, 8192)},
+        hint="count the bins of one filter's one-sided spectrum, the filters per channel, and the visits per step.")
 
 # 04 Block-circulant weights in training
 def _gate_dx_per_token(block: int = 256) -> float:
@@ -90,8 +102,9 @@ def _best_static_share() -> float:
 
 
 numeric("circ-dx-derivation", _gate_dx_per_token, rel_tol=1e-4, unit="FLOPs per token",
-        hint="p = 56 rFFTs of the gradient blocks and q = 16 inverse ones; the sum over i takes q(p-1) "
-             "block adds of b/2+1 bins at 2 FLOPs each.")
+        variants={"block": (128, 512, 1024)},
+        hint="count the transforms of the gradient blocks, the spectral products, the sums over blocks and the "
+             "inverse transforms, each at b/2 + 1 bins.")
 numeric("circ-sequence", lambda: _pct(step_row(variant="hyena2_circulant", seq_len=8192).step_share),
         rel_tol=0.0005, unit="%",
         hint="keep the block at 256; only the long convolutions depend on the sequence length.")
@@ -102,15 +115,17 @@ numeric("circ-static-block", _best_static_share, rel_tol=0.0005, unit="%",
 numeric("amdahl-fft-constant",
         lambda: _pct(step_row(variant="hyena2_circulant", seq_len=4096, fft_constant=5).step_share),
         rel_tol=0.0005, unit="%",
-        hint="fft_constant=5 doubles every transform's price; products and digital sums keep theirs.")
+        hint="the new constant changes every transform's price; products and digital sums keep theirs.")
 numeric("amdahl-block-size",
-        lambda: _pct(step_row(variant="hyena2_circulant", seq_len=4096, block=1024).static_share),
-        rel_tol=0.001, unit="%",
-        hint="the static share leaves out the data-by-data products, which shrink with larger blocks.")
+        lambda block=1024: _pct(step_row(variant="hyena2_circulant", seq_len=4096, block=block).static_share),
+        rel_tol=0.001, unit="%", variants={"block": (128, 512, 2048)},
+        hint="the static share leaves out the data-by-data products, which change with the block.")
 numeric("amdahl-finite-speedup",
-        lambda: step_row(variant="hyena2_circulant", seq_len=4096, optical_speedup=4).amdahl_static,
-        rel_tol=0.0005, unit="x",
-        hint="use the static share p, not the step share, in 1/((1-p) + p/s) with s = 4.")
+        lambda speedup=4.0: step_row(variant="hyena2_circulant", seq_len=4096, optical_speedup=speedup).amdahl_static,
+        rel_tol=0.0005, unit="x", variants={"speedup": (2.0, 8.0, 16.0)},
+        traps=lambda speedup: [(step_row(variant="hyena2_circulant", seq_len=4096,
+                                         optical_speedup=speedup).amdahl, "the bound from the step share")],
+        hint="which share does a mask written once per step let the engine take?")
 
 # 06 Masks rewritten every optimizer step
 def _mask_ratio(variant: str, seq_len: int, **overrides) -> float:
@@ -125,40 +140,46 @@ numeric("masks-encoding",
         hint="16 mirrors per complex value at the binary rate (9,523 Hz, not 1,031), and n instead of n/2 + 1 "
              "values per transform: 16 x 1,031 / 9,523 x 4,096 / 2,049, about 3.5 times the idealised device.")
 numeric("masks-step-size",
-        lambda: step_row(variant="hyena2", seq_len=2048, step_tokens=2_097_152).digital_step_s,
-        rel_tol=0.002, unit="s",
-        hint="the digital step doubles with the tokens; the weight masks do not.")
+        lambda step_tokens=2_097_152: step_row(variant="hyena2", seq_len=2048, step_tokens=step_tokens).digital_step_s,
+        rel_tol=0.002, unit="s", variants={"step_tokens": (4_194_304, 8_388_608)},
+        hint="which of the two grows with the tokens of the step?")
+explained("masks-step-size-why", rubric="says the weight-mask time stays the same (the same filters, written once per "
+                                      "step), the digital step and the data-by-data masks double with the tokens, "
+                                      "so the rewrite's share of a step halves.")
 numeric("masks-faster-device",
-        lambda: step_row(variant="hyena2_circulant", seq_len=4096, frame_rate=10 * 1031,
-                         values_per_pixel=4).weight_mask_s,
-        rel_tol=0.02, unit="s",
-        hint="ten times the frame rate and four values per pixel: forty times fewer seconds, up to one "
-             "frame of rounding.")
-numeric("masks-more-gpus", lambda: _mask_ratio("hyena2", 8192, gpus=1024), rel_tol=0.003,
-        hint="the digital step shrinks 16-fold with 1,024 GPUs; the weight-mask rewrite does not.")
+        lambda frame_factor=10, values_per_pixel=4: step_row(
+            variant="hyena2_circulant", seq_len=4096, frame_rate=frame_factor * 1031,
+            values_per_pixel=values_per_pixel).weight_mask_s,
+        rel_tol=0.01, unit="s", variants={"frame_factor": (5, 20), "values_per_pixel": (2, 8)},
+        hint="both changes divide the seconds; frames are whole.")
+numeric("masks-more-gpus", lambda gpus=1024: _mask_ratio("hyena2", 8192, gpus=gpus), rel_tol=0.003,
+        variants={"gpus": (256, 512, 2048)},
+        hint="which of the two times depends on the GPUs?")
 
 # 07 Layer-major order
-def _shared_engine_rate() -> float:
-    settings = Settings(variant="hyena2", seq_len=4096)
+def _shared_engine_rate(seq_len: int = 8192, gpus: int = 64) -> float:
+    settings = Settings(variant="hyena2", seq_len=seq_len)
     fused = _hidden.hidden_costs(settings, mode="fused")
-    return fused.conversions.values / step_row(settings).digital_step_s
+    return fused.conversions.values / step_row(settings, gpus=gpus).digital_step_s
 
 
 numeric("layer-major-engines", _shared_engine_rate, rel_tol=0.005, unit="numbers/s",
-        hint="divide the fused conversions of one step (into and out of the optics) by the digital step time.")
+        variants={"gpus": (128, 256, 512)},
+        hint="the numbers that cross into and out of the optics in one step, over the time the step may take.")
 numeric("layer-major-fp32",
-        lambda: _schedule.held_activations(Settings(variant="hyena2", seq_len=4096, step_tokens=4 * 1_048_576),
-                                           bytes_per_value=4).spectra_bytes / 1e12,
-        rel_tol=0.001, unit="TB",
-        hint="the kept spectra grow with the tokens of the step and with the bytes per value: 4 x 2.")
+        lambda steps=4: _schedule.held_activations(Settings(variant="hyena2", seq_len=4096,
+                                                            step_tokens=steps * 1_048_576),
+                                                   bytes_per_value=4).spectra_bytes / 1e12,
+        rel_tol=0.001, unit="TB", variants={"steps": (2, 8)},
+        hint="the kept spectra grow with the tokens of the step and with the bytes per value.")
 numeric("layer-major-micro-batch",
-        lambda: _schedule.schedule_cost(Settings(variant="hyena2", seq_len=2048), 16).weight_mask_s,
-        rel_tol=0.001, unit="s",
-        hint="512 sequences in micro-batches of 16 rewrite the masks 32 times per step.")
+        lambda micro_batch=8: _schedule.schedule_cost(Settings(variant="hyena2", seq_len=2048), micro_batch).weight_mask_s,
+        rel_tol=0.001, unit="s", variants={"micro_batch": (4, 32)},
+        hint="how many micro-batches does the step hold, and what does each visit of a layer cost?")
 
 # 08 What does not map in training
-def _block_sum_ratio() -> float:
-    settings = Settings(variant="hyena2_circulant", seq_len=4096)
+def _block_sum_ratio(block: int = 512) -> float:
+    settings = Settings(variant="hyena2_circulant", seq_len=4096, block=block)
     digital = _hidden.conversions(settings, mode="fused", block_sum="digital").values
     optical = _hidden.conversions(settings, mode="fused", block_sum="optical").values
     return digital / optical
@@ -169,21 +190,21 @@ def _lm_head_share(seq_len: int) -> float:
     return _pct(by_layer["lm_head"] / sum(by_layer.values()))
 
 
-numeric("not-map-block-sum", _block_sum_ratio, rel_tol=0.005,
-        hint="with a digital block sum every one of the p*q block products leaves the optics, in dX as in forward.")
+numeric("not-map-block-sum", _block_sum_ratio, rel_tol=0.005, variants={"block": (128, 1024)},
+        hint="with a digital block sum every block product leaves the optics, in dX as in forward.")
 numeric("not-map-precision",
         lambda: _hidden.hidden_costs(Settings(variant="hyena2_circulant", seq_len=4096), enob=12,
                                      gradient_format="fp32").precision.analog_sum_bits_random,
         rel_tol=0.01, unit="bits",
-        hint="an analog sum needs the fp32 significand (24 bits) at its own scale, plus about half a bit of "
-             "headroom per doubling of the tokens when random-sign terms are held as magnitudes.")
+        hint="an analog sum needs the significand at its own scale, plus headroom that grows with the tokens "
+             "summed; how fast, when the terms have random signs?")
 numeric("not-map-break-even",
         lambda: _hidden.hidden_costs(Settings(variant="hyena2", seq_len=8192), mode="fused").break_even_io_rate / 1e12,
         rel_tol=0.003, unit="trillion writes and samples/s",
-        hint="the saving is the static share of the digital step; divide the fused writes in plus detector samples out "
-             "(two per number read out) by it.")
-numeric("not-map-lm-head", lambda: _lm_head_share(8192), rel_tol=0.0002, unit="%",
-        hint="group by layer and divide the LM head's FLOPs by the whole step's.")
+        hint="the saving is the static share of the digital step; what crosses the boundary per step, over it?")
+numeric("not-map-lm-head", lambda seq_len=8192: _lm_head_share(seq_len), rel_tol=0.0002, unit="%",
+        variants={"seq_len": (2048, 4096, 16384)},
+        hint="the LM head's FLOPs over the whole step's.")
 
 # 09 The explorer in Jupyter
 def _explorer_row(**overrides):
@@ -206,22 +227,22 @@ def _largest_block_reaching(static_share: float) -> float:
 
 
 numeric("explorer-share-drift", _share_limit, rel_tol=0.0001, unit="%",
-        hint="remove the once-per-step transforms from both the optical work and the step before dividing.")
-numeric("explorer-long-hyena", lambda: _explorer_row(variant="hyena2", seq_len=8192).weight_mask_s,
-        rel_tol=0.003, unit="s",
-        hint="the filters have S + 1 = 8,193 bins each at 8,192 tokens; the step size does not matter.")
+        hint="remove the once-per-step work from both the optical work and the step before dividing.")
+numeric("explorer-long-hyena", lambda seq_len=8192: _explorer_row(variant="hyena2", seq_len=seq_len).weight_mask_s,
+        rel_tol=0.003, unit="s", variants={"seq_len": (2048, 16384)},
+        hint="how many bins does each filter have at this length? The step size does not matter.")
 numeric("explorer-block-size", lambda: _largest_block_reaching(0.20), rel_tol=1e-6,
-        hint="the static share rises as the block shrinks; the answer is the largest power of two that reaches 20%.")
+        hint="the static share rises as the block shrinks; look for the largest power of two that reaches it.")
 
 # 10 The assumptions, and what each does
-def _two_switch_ratio() -> float:
-    default = step_row(variant="hyena2_circulant", seq_len=4096)
-    both = step_row(variant="hyena2_circulant", seq_len=4096, mask_spectrum="two-sided", modulator="dmd-superpixel")
+def _two_switch_ratio(seq_len: int = 4096) -> float:
+    default = step_row(variant="hyena2_circulant", seq_len=seq_len)
+    both = step_row(variant="hyena2_circulant", seq_len=seq_len, mask_spectrum="two-sided", modulator="dmd-superpixel")
     return both.data_mask_s / default.data_mask_s
 
 
 numeric("assumptions-two-switches", _two_switch_ratio, rel_tol=0.005,
-        hint="two-sided: n/(n/2+1) times the values, just under 2; superpixels: 16 times the frames, each "
-             "written at the binary pattern rate (9,523 Hz instead of 1,031 Hz); frames are whole.")
+        hint="each switch multiplies the frames or the values; the superpixel frames are written at the binary "
+             "pattern rate; frames are whole.")
 numeric("assumptions-half-gain", lambda: 1 + step_row(variant="hyena2_circulant", seq_len=4096).amdahl,
-        rel_tol=0.005, hint="solve 1/((1-p)+p/s) - 1 = (1/(1-p) - 1)/2 for s; it comes out as 1 + 1/(1-p).")
+        rel_tol=0.005, hint="write the gain at speed-up s and at an infinite one, set one to half the other, solve for s.")

@@ -1,5 +1,8 @@
 """Exercises of chapters 11-16 (From FLOPs to time, reconciliation, measured kernels): each answer is
-computed from the ledger when `check` is called."""
+computed from the ledger when `check` is called, for the book's parameters (each answer function's
+keyword defaults) or a student's variant of them (`variants`). A part of an exercise that asks for
+an explanation is registered with `explained` and a marking rubric; its label is the exercise's
+with `-why`, named in the statement."""
 from __future__ import annotations
 
 from .. import article, reconcile
@@ -15,26 +18,44 @@ def _step(variant: str, seq_len: int, **kw) -> float:
 
 # --- chapter 15: reconciliation -------------------------------------------------------------------
 
-def _cookbook_percent(ff: int) -> float:
-    s = Settings(variant="transformer", seq_len=4096)
+def _cookbook_percent(ff: int, seq_len: int) -> float:
+    s = Settings(variant="transformer", seq_len=seq_len)
     switches = dict(reconcile.SOURCES["eleutherai-cookbook"]["switches"], mlp_width=ff * LLAMA3_8B.hidden)
     return 100 * (reconcile.ledger_with_switches(s, switches) / reconcile.ledger_with_switches(s, {}) - 1)
 
 
-def _rc_swiglu() -> float:
-    return min((_cookbook_percent(ff) for ff in (3, 4)), key=abs)
+def _rc_swiglu(seq_len: int = 8192) -> float:
+    return min((_cookbook_percent(ff, seq_len) for ff in (3, 4)), key=abs)
 
 
-numeric("rc-swiglu", _rc_swiglu, rel_tol=0.005, unit="%",
-        hint="keep the cookbook's forward-only LM head and 4H lookup; compare -ff 3 and -ff 4 by the size of the gap")
-numeric("rc-ckpt", lambda: (reconcile.switched_step_flops("eleutherai-cookbook-checkpointing", 4096)
-                            / reconcile.switched_step_flops("eleutherai-cookbook", 4096)),
-        rel_tol=0.0005, hint="the LM head and the lookup are never recomputed; only the blocks take 4/3")
-numeric("rc-savanna-shape",
-        lambda: (reconcile.ledger_with_switches(Settings(variant="hyena2", seq_len=4096),
-                                                {"mlp_width": 10944, "vocab": 512})
-                 / _step("hyena2", 4096)),
-        rel_tol=0.0005, hint="throw only mlp_width and vocab, on the hyena2 variant, and divide by its own count")
+def _rc_ckpt(seq_len: int = 4096) -> float:
+    return (reconcile.switched_step_flops("eleutherai-cookbook-checkpointing", seq_len)
+            / reconcile.switched_step_flops("eleutherai-cookbook", seq_len))
+
+
+def _rc_savanna(switches: dict, seq_len: int = 4096) -> float:
+    return reconcile.ledger_with_switches(Settings(variant="hyena2", seq_len=seq_len), switches) / _step("hyena2", seq_len)
+
+
+numeric("rc-swiglu", _rc_swiglu, rel_tol=0.005, unit="%", variants={"seq_len": (2048, 16384)},
+        traps=lambda seq_len: [(_cookbook_percent(3, seq_len) if abs(_cookbook_percent(4, seq_len))
+                                < abs(_cookbook_percent(3, seq_len)) else _cookbook_percent(4, seq_len),
+                                "the -ff value that is further from the ledger")],
+        hint="the cookbook's other switches stay thrown; which of its terms pull the count down, which up?")
+explained("rc-swiglu-why", rubric="names the forward-only LM head (4HV per token fewer) as what pulls the count "
+                                  "down; names the 4H lookup as a small addition; says the MLP width alone does "
+                                  "not explain the sign.")
+numeric("rc-ckpt", _rc_ckpt, rel_tol=0.0002, variants={"seq_len": (16384, 32768)}, traps=[(4 / 3, "the 4/3 rule")],
+        hint="what in the cookbook's count is charged once, whether or not the blocks are recomputed?")
+explained("rc-ckpt-why", rubric="says the LM head (forward only) and the input lookup are never recomputed; "
+                                "says only the blocks take the factor 4/3, so the whole is below it.")
+numeric("rc-savanna-vocab", lambda vocab=512, seq_len=4096: _rc_savanna({"vocab": vocab}, seq_len),
+        rel_tol=0.0005, variants={"vocab": (256, 1024, 4096)},
+        hint="one shape switch only: the vocabulary; the MLP keeps the ledger's width")
+explained("rc-savanna-why", rubric="compares the two one-switch ratios with Savanna's own default ratio; concludes "
+                                   "that the model Savanna assumes (MLP rule and byte vocabulary), not its FFT "
+                                   "conventions, makes most of the gap; says MFU across the two counts compares "
+                                   "two models.")
 
 
 # --- chapter 13: compute and time ---------------------------------------------------------------
@@ -43,53 +64,95 @@ H100_DENSE_BF16 = 989.4e12
 """H100 SXM dense bf16 peak, FLOP/s (the exercises' accelerator)."""
 
 
-def _ct_mfu() -> float:
+def _ct_mfu(step_seconds: float = 2.0) -> float:
     model = _step("transformer", 4096)
     causal = reconcile.switched_step_flops("megatron-2025", 4096)
-    return 100 * (article.flops_utilization(model, 2.0, 64, H100_DENSE_BF16)
-                  - article.flops_utilization(causal, 2.0, 64, H100_DENSE_BF16))
+    return 100 * (article.flops_utilization(model, step_seconds, 64, H100_DENSE_BF16)
+                  - article.flops_utilization(causal, step_seconds, 64, H100_DENSE_BF16))
 
 
-def _ct_selective_long() -> float:
-    items = step_items(Settings(variant="transformer", seq_len=32768))
+def _ct_selective_long(seq_len: int = 32768) -> float:
+    items = step_items(Settings(variant="transformer", seq_len=seq_len))
     return 100 * (article.recompute_tax(items, ops=("attention:",)) - 1)
 
 
-def _ct_card31() -> float:
+def _ct_card31(gpu_hours: float = 1.46e6) -> float:
+    run = reconcile.switched_step_flops("megatron-2025", 8192) / Settings().step_tokens * 15e12
+    return 100 * article.implied_utilization(run, gpu_hours, H100_DENSE_BF16)
+
+
+def _ct_card31_ledger(gpu_hours: float = 1.46e6) -> float:
     run = _step("transformer", 8192) / Settings().step_tokens * 15e12
-    return 100 * article.implied_utilization(run, 1.46e6, H100_DENSE_BF16)
+    return 100 * article.implied_utilization(run, gpu_hours, H100_DENSE_BF16)
 
 
-numeric("ct-mfu", _ct_mfu, rel_tol=0.005, unit="percentage points",
-        hint="same seconds, two FLOP counts: the ledger's step and Megatron 2025's causal-halved step")
-numeric("ct-selective-long", _ct_selective_long, rel_tol=0.005, unit="%",
-        hint="recompute the forward of both attention products, QK^T and AV (ops=('attention:',)), at S = 32,768; "
-             "QK^T alone is half of it")
-numeric("ct-card31", _ct_card31, rel_tol=0.005, unit="%",
-        hint="run FLOPs = the ledger's FLOPs per token at S = 8,192 times 15e12; divide by 1.46e6 h x 3,600 x 989.4e12")
+numeric("ct-mfu", _ct_mfu, rel_tol=0.005, unit="percentage points", variants={"step_seconds": (1.6, 1.8, 2.4, 2.5)},
+        hint="utilisation is achieved FLOP/s over the cluster's peak; the seconds and the GPUs are the same for both")
+def _qk_only(seq_len: int = 32768) -> float:
+    items = step_items(Settings(variant="transformer", seq_len=seq_len))
+    return 100 * article.recompute_flops(items, ops=("attention: Q K^T",)) / sum(i.flops for i in items)
+
+
+numeric("ct-selective-long", _ct_selective_long, rel_tol=0.005, unit="%", variants={"seq_len": (16384, 65536)},
+        traps=lambda seq_len: [(_qk_only(seq_len), "QK^T alone is half of it; AV is recomputed too")],
+        hint="only the attention products are run again; compare their forward FLOPs with the whole step's")
+explained("ct-selective-long-why", rubric="says the attention products grow with S per token while the rest does "
+                                          "not; says long context is also where storing them costs the most "
+                                          "memory, so the trade is worth more there.")
+numeric("ct-card31", _ct_card31, rel_tol=0.005, unit="%", variants={"gpu_hours": (1.2e6, 1.6e6, 2.0e6)},
+        traps=lambda gpu_hours: [(_ct_card31_ledger(gpu_hours), "the ledger's full count, not Megatron's")],
+        hint="run FLOPs over GPU-hours x 3,600 s x the peak; which count does the log use?")
+explained("ct-card31-why", rubric="names long-context training (up to 128K tokens), where attention costs far more "
+                                  "per token than at 8,192, as undercounted; concludes the implied utilisation "
+                                  "understates the real one.")
 
 
 # --- chapter 11: FLOPs per token ----------------------------------------------------------------
 
-def _fpt_small() -> float:
-    from ..shapes import ModelShape
-    from pathlib import Path
-    config = Path(__file__).resolve().parents[2] / "data" / "configs" / "SmolLM-135M" / "config.json"
-    return article.attention_ratio_exact(ModelShape.from_hf_config(config), 2048)
+MODEL_CONFIGS = ("Llama-3.2-1B", "TinyLlama-1.1B", "SmolLM-135M")
+"""The shipped configurations (data/configs) the exercises' variants draw from."""
 
 
-def _fpt_flash() -> float:
+def _shape(model: str):
+    return LLAMA3_8B if model == "Llama-3-8B" else _config(model)
+
+
+def _fpt_causal(model: str = "Llama-3-8B") -> float:
+    return 2 * article.crossover_seq_len(_shape(model))
+
+
+def _fpt_small(seq_len: int = 2048) -> float:
+    return article.attention_ratio_exact(_config("SmolLM-135M"), seq_len)
+
+
+def _fpt_small_approx(seq_len: int = 2048) -> float:
+    return article.attention_ratio(seq_len, _config("SmolLM-135M").hidden)
+
+
+def _fpt_flash(seq_len: int = 32768, attention_kernel: str = "flash-causal") -> float:
     from .. import hardware
-    s = Settings(variant="transformer", seq_len=32768, attention_kernel="flash-causal", attention_tile=128)
+    s = Settings(variant="transformer", seq_len=seq_len, attention_kernel=attention_kernel, attention_tile=128)
     return 100 * (hardware.hardware_flops(s) / hardware.model_flops(s) - 1)
 
 
-numeric("fpt-causal", lambda: 2 * article.crossover_seq_len(LLAMA3_8B), rel_tol=0.005, unit="tokens",
-        hint="halving attention halves 12LSH, so the crossover S doubles")
-numeric("fpt-small", _fpt_small, rel_tol=0.01,
-        hint="the exact ratio is 12LSH / 6N with SmolLM's own N, LM head included")
-numeric("fpt-flash", _fpt_flash, rel_tol=0.005, unit="%",
-        hint="causal tiles: seven products (QK^T once more) over 1/2 + b/(2S) of the matrix, against the model's six full ones")
+numeric("fpt-causal", _fpt_causal, rel_tol=0.005, unit="tokens", variants={"model": MODEL_CONFIGS},
+        traps=lambda model: [(article.crossover_seq_len(_shape(model)), "the crossover without causal halving")],
+        hint="write both terms per token and set them equal; what does halving one of them do to the solution?")
+numeric("fpt-small", _fpt_small, rel_tol=0.005, variants={"seq_len": (1024, 4096, 8192)},
+        traps=lambda seq_len: [(_fpt_small_approx(seq_len), "the approximation S/(6H), not the exact ratio")],
+        hint="the exact ratio counts the model's own N, LM head included")
+numeric("fpt-small-approx", _fpt_small_approx, rel_tol=0.005, variants={"seq_len": (1024, 4096, 8192)},
+        hint="the approximation takes N as 12LH^2")
+explained("fpt-small-why", rubric="says the exact ratio is lower because SmolLM's large LM head (49,152 words) is "
+                                  "a big part of its small N; says a narrow model meets the attention wall at a "
+                                  "short sequence.")
+numeric("fpt-flash", _fpt_flash, rel_tol=0.005, unit="%", variants={"seq_len": (16384, 65536)},
+        hint="the causal kernel runs QK^T once more in the backward, but over which tiles only?")
+numeric("fpt-flash-full", lambda seq_len=32768: _fpt_flash(seq_len, "flash"), rel_tol=0.005, unit="%",
+        variants={"seq_len": (16384, 65536)}, hint="without the mask the extra product covers the whole matrix")
+explained("fpt-flash-why", rubric="names QK^T as the product run twice; says the causal kernel skips the tiles above "
+                                  "the diagonal (1/2 + b/(2S) of the matrix); says both gaps grow with S because "
+                                  "attention grows as S^2 per sequence and the weight products as S.")
 
 
 # --- chapter 12: arithmetic intensity -----------------------------------------------------------
@@ -98,19 +161,35 @@ ILLUSTRATIVE_PEAK, ILLUSTRATIVE_BANDWIDTH = 1000e12, 3.35e12
 """Chapter 12's illustrative accelerator: bf16 FLOP/s and bytes/s."""
 
 
-def _ai_decode_mlp() -> float:
-    intensity = article.arithmetic_intensity(1, 4096, LLAMA3_8B.intermediate, bytes_per_element=2)
-    return 100 * article.roofline(intensity, ILLUSTRATIVE_PEAK, ILLUSTRATIVE_BANDWIDTH) / ILLUSTRATIVE_PEAK
+def _ai_decode_intensity(batch: int = 1) -> float:
+    return article.arithmetic_intensity(batch, 4096, LLAMA3_8B.intermediate, bytes_per_element=2)
 
 
-numeric("ai-decode-mlp", _ai_decode_mlp, rel_tol=0.005, unit="%",
-        hint="bytes per element 2 (bf16); attainable = intensity x bandwidth, then divide by the peak")
-numeric("ai-ridge-bw", lambda: article.ridge_batch(LLAMA3_8B.hidden, LLAMA3_8B.hidden, ILLUSTRATIVE_PEAK, 6.7e12),
-        rel_tol=0.01, unit="tokens", hint="the ridge moves to peak / bandwidth; solve the intensity for M")
-numeric("ai-tp-ridge", lambda: article.tensor_parallel_ridge_degree(4096, LLAMA3_8B.hidden,
-                                                                    article.fused_qkv_columns(LLAMA3_8B),
-                                                                    ILLUSTRATIVE_PEAK, ILLUSTRATIVE_BANDWIDTH),
-        rel_tol=1e-9, hint="the fused product has (32 + 2 x 8) x 128 = 6,144 columns; intensity is symmetric in M and B")
+def _ai_decode_mlp(batch: int = 1) -> float:
+    return 100 * article.roofline(_ai_decode_intensity(batch), ILLUSTRATIVE_PEAK, ILLUSTRATIVE_BANDWIDTH) / ILLUSTRATIVE_PEAK
+
+
+def _ai_ridge_bw(bandwidth: float = 6.7e12) -> float:
+    return article.ridge_batch(LLAMA3_8B.hidden, LLAMA3_8B.hidden, ILLUSTRATIVE_PEAK, bandwidth)
+
+
+def _ai_tp_ridge(bandwidth: float = ILLUSTRATIVE_BANDWIDTH) -> float:
+    return article.tensor_parallel_ridge_degree(4096, LLAMA3_8B.hidden, article.fused_qkv_columns(LLAMA3_8B),
+                                                ILLUSTRATIVE_PEAK, bandwidth)
+
+
+numeric("ai-decode-mlp-intensity", _ai_decode_intensity, rel_tol=0.005, unit="FLOPs per byte",
+        variants={"batch": (2, 4, 8)}, hint="count the FLOPs of the product and the bytes of its three operands")
+numeric("ai-decode-mlp", _ai_decode_mlp, rel_tol=0.005, unit="%", variants={"batch": (2, 4, 8)},
+        hint="below the ridge the attainable rate is set by the bandwidth, not by the peak")
+numeric("ai-ridge-bw", _ai_ridge_bw, rel_tol=0.005, unit="tokens", variants={"bandwidth": (4.0e12, 5.0e12, 8.0e12)},
+        traps=[(article.ridge_batch(LLAMA3_8B.hidden, LLAMA3_8B.hidden, ILLUSTRATIVE_PEAK, ILLUSTRATIVE_BANDWIDTH),
+                "the ridge at the old bandwidth")],
+        hint="set the product's intensity equal to peak over bandwidth and solve for the tokens")
+numeric("ai-tp-ridge", _ai_tp_ridge, rel_tol=1e-9, variants={"bandwidth": (1.6e12, 2.0e12, 6.7e12, 13.4e12)},
+        hint="the intensity of a token-by-column product is symmetric in its two outer sizes")
+numeric("ai-tp-heads", lambda: float(article.whole_kv_heads_up_to(LLAMA3_8B)), rel_tol=1e-9,
+        hint="count the key/value heads")
 
 
 # --- chapter 14: any model ----------------------------------------------------------------------
@@ -133,16 +212,16 @@ def _bisect(f, lo: float, hi: float, steps: int = 60) -> float:
     return (lo + hi) / 2
 
 
-def _am_vocab() -> float:
+def _am_vocab(block: int = 256, seq_len: int = 2048) -> float:
     """The smallest vocabulary at which Llama-3.2-1B's circulant share no longer exceeds TinyLlama-1.1B's."""
     from dataclasses import replace
     from ..table import step_row
     l32, tiny = _config("Llama-3.2-1B"), _config("TinyLlama-1.1B")
-    target = step_row(variant="hyena2_circulant", seq_len=2048, shape=tiny, block=256).step_share
+    target = step_row(variant="hyena2_circulant", seq_len=seq_len, shape=tiny, block=block).step_share
 
     def above(vocab: int) -> bool:
-        return step_row(variant="hyena2_circulant", seq_len=2048, shape=replace(l32, vocab=vocab),
-                        block=256).step_share > target
+        return step_row(variant="hyena2_circulant", seq_len=seq_len, shape=replace(l32, vocab=vocab),
+                        block=block).step_share > target
     lo, hi = 1_000, l32.vocab  # the share falls as the vocabulary grows: above(lo), not above(hi)
     while hi - lo > 1:
         mid = (lo + hi) // 2
@@ -150,14 +229,21 @@ def _am_vocab() -> float:
     return float(hi)
 
 
-def _am_long() -> float:
+def _am_long(seq_len: int = 16384) -> float:
     from ..table import step_row
-    return 100 * step_row(variant="hyena2", seq_len=16384, shape=_config("SmolLM-135M")).step_share
+    return 100 * step_row(variant="hyena2", seq_len=seq_len, shape=_config("SmolLM-135M")).step_share
 
 
-numeric("am-vocab", _am_vocab, rel_tol=0.01, unit="words",
-        hint="the share falls as the vocabulary grows; Llama-3.2-1B has 16 layers, TinyLlama 22")
-numeric("am-long", _am_long, rel_tol=0.005, unit="%", hint="step_row(variant='hyena2', seq_len=16384, shape=SmolLM-135M)")
+numeric("am-vocab", _am_vocab, rel_tol=0.005, unit="words", variants={"block": (64, 128, 512)},
+        traps=[(32_000, "TinyLlama's own vocabulary")],
+        hint="the share falls as the vocabulary grows; the two models differ in more than the vocabulary")
+explained("am-vocab-why", rubric="says Llama-3.2-1B has fewer layers (16 against 22) to set against its dense LM "
+                                 "head, so the head must shrink further; says its wider MLP pulls the other way, "
+                                 "less.")
+numeric("am-long", _am_long, rel_tol=0.005, unit="%", variants={"seq_len": (8192, 32768, 65536)},
+        hint="which costs per token grow with the sequence length, and which do not?")
+explained("am-long-why", rubric="says the long convolutions' FFTs cost O(log S) more per token as S grows (FFT "
+                                "length 2S) while the matrices' cost per token is constant.")
 
 
 # --- chapter 16: measured -----------------------------------------------------------------------
@@ -167,12 +253,19 @@ def _slowed_rates(factor: float) -> dict[str, float]:
                 elementwise=1e12 / factor)
 
 
-def _circulant_time_share(factor: float) -> float:
+def _circulant_time_share(factor: float, seq_len: int = 4096) -> float:
     from ..timing import time_shares
-    return time_shares(step_items(Settings(variant="hyena2_circulant", seq_len=4096)), _slowed_rates(factor))["time_share"]
+    return time_shares(step_items(Settings(variant="hyena2_circulant", seq_len=seq_len)),
+                       _slowed_rates(factor))["time_share"]
 
 
-numeric("ms-break-even", lambda: _bisect(lambda f: _circulant_time_share(f) - 0.5, 1.0, 1000.0), rel_tol=0.005,
-        hint="slow FFTs and elementwise products by f, keep matmul and block products at one rate; solve share = 1/2")
-numeric("ms-twenty", lambda: 100 * _circulant_time_share(20.0), rel_tol=0.005, unit="%",
-        hint="FFTs and elementwise at 1/20 of the matrix rate, block products at the matrix rate")
+numeric("ms-break-even", lambda seq_len=4096: _bisect(lambda f: _circulant_time_share(f, seq_len) - 0.5, 1.0, 1000.0),
+        rel_tol=0.005, variants={"seq_len": (2048, 8192)},
+        hint="write the optical and the digital seconds as functions of f in units of the step's FLOPs at the "
+             "matrix rate, and set them equal")
+explained("ms-break-even-why", rubric="says most optical FLOPs are block products, which run at the matrix rate; "
+                                      "says only the FFTs and elementwise products are slowed, so f must be large; "
+                                      "compares f with the measured matrix-to-FFT rate ratio.")
+numeric("ms-twenty", lambda factor=20.0: 100 * _circulant_time_share(factor), rel_tol=0.005, unit="%",
+        variants={"factor": (10.0, 30.0, 40.0)},
+        hint="weight each kind of kernel's FLOPs by its rate before dividing")

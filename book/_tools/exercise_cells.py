@@ -1,0 +1,150 @@
+"""Put each chapter's exercises in the course form. Idempotent; the lead re-runs it after merging
+chapter edits:
+
+    python book/_tools/exercise_cells.py [notebooks/NN_x.ipynb ...]    # default: every chapter
+
+In a chapter's Exercises section it
+- adds the set-up cell (tag `exercise-setup`: imports `check` and `show_parameters`, sets
+  `STUDENT_ID`) and a sentence saying what it does, under the heading;
+- splits the exercise and solution blocks into cells of their own, with a cell after each exercise
+  that prints the reader's parameters (`show_parameters`, tags `remove-input` and
+  `exercise-parameters`);
+- rewrites the "Check ... with `check("label", ...)`" sentence of a numeric exercise into one that
+  states the unit and the precision (from the registry) and passes `student=STUDENT_ID`; names an
+  explained exercise's label and prints its rubric (from the registry) in the solution;
+- makes the hidden cells take the answers from `ledger.exercises.instructor`.
+Cell ids are kept; new cells get ids derived from the exercise's label.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from ledger.exercises import REGISTRY  # noqa: E402
+from ledger.exercises.registry import precision_phrase  # noqa: E402
+
+SETUP = ('from ledger.exercises import check, show_parameters\n'
+         'STUDENT_ID = None  # the identifier your teacher gave you, e.g. "s123"; None: the book\'s values')
+INTRO = ("Set `STUDENT_ID` below to the identifier your teacher gave you: each statement then prints your "
+         "parameters (where they differ from the numbers in its text, yours count), and "
+         "`check(label, your_value, student=STUDENT_ID)` checks your answer against them (left at `None`, "
+         "the book's own values).")
+BLOCK = re.compile(r"^(?P<fence>`{3,})\{(?P<name>exercise|solution)\}(?P<arg>[^\n]*)\n(?P<body>.*?)^(?P=fence)[ \t]*$\n?",
+                   re.M | re.S)
+HEADING = re.compile(r"^##\s+Exercises\s*$", re.M)
+
+
+def ask(label: str, what: str = "it") -> str:
+    ex = REGISTRY[label]
+    unit = f" in {ex.unit}" if ex.unit else ""
+    return f"Give {what}{unit} {precision_phrase(label)}: `check(\"{label}\", your_value, student=STUDENT_ID)`."
+
+
+def statement(label: str, body: str) -> str:
+    ex = REGISTRY.get(label)
+    if ex is None or "student=STUDENT_ID" in body or f"An explanation, `{label}`" in body:
+        return body
+    if ex.answer is None:
+        return body.rstrip("\n") + f"\n(An explanation, `{label}`: your teacher marks it with the rubric.)\n"
+    sentence = re.compile(r"Check(?P<what>[^`]*?)with `check\(\"" + re.escape(label) + r"\"[^`]*`"
+                          r"(?: \(from `ledger\.exercises import check`\))?\.?", re.S)
+
+    def asked(match: re.Match) -> str:
+        what = " ".join(re.sub(r"\((?:in|as) [^)]*\)", "", match.group("what")).split())
+        return ask(label, "it" if what in ("", "it", "your answer", "that number") else what)
+    if sentence.search(body):
+        return sentence.sub(asked, body, count=1)
+    return body.rstrip("\n") + "\n" + ask(label) + "\n"
+
+
+def solution(label: str, body: str) -> str:
+    ex = REGISTRY.get(label)
+    parts = [label] + [p for p in REGISTRY if p.startswith(label + "-") and REGISTRY[p].answer is None]
+    for part in parts:
+        if part in REGISTRY and REGISTRY[part].answer is None and REGISTRY[part].rubric and "**Rubric**" not in body:
+            body = body.rstrip("\n") + f"\n\n**Rubric** (`{part}`): {REGISTRY[part].rubric}\n"
+    return body
+
+
+def lines(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+def convert(path: Path) -> bool:
+    original = path.read_text(encoding="utf-8")
+    nb = json.loads(original)
+    cells = nb["cells"]
+    heading = next((i for i, c in enumerate(cells) if c["cell_type"] == "markdown"
+                    and HEADING.search("".join(c["source"]))), None)
+    if heading is None:
+        return False
+    changed = False
+    if not any("exercise-setup" in c.get("metadata", {}).get("tags", []) for c in cells):
+        text = "".join(cells[heading]["source"])
+        match = HEADING.search(text)
+        head, rest = text[:match.end()], text[match.end():]
+        cells[heading]["source"] = lines(head + "\n\n" + INTRO)
+        new = [{"cell_type": "code", "execution_count": None, "id": f"{cells[heading]['id']}-setup",
+                "metadata": {"tags": ["exercise-setup"]}, "outputs": [], "source": lines(SETUP)}]
+        if rest.strip():
+            new.append({"cell_type": "markdown", "id": f"{cells[heading]['id']}-rest", "metadata": {},
+                        "source": lines(rest.strip("\n"))})
+        cells[heading + 1:heading + 1] = new
+        changed = True
+    out = cells[:heading + 1]
+    for cell in cells[heading + 1:]:
+        if "exercise-parameters" in cell.get("metadata", {}).get("tags", []):
+            continue  # written again after its exercise below
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "code":
+            fixed = text.replace("from ledger.exercises import answer", "from ledger.exercises.instructor import answer")
+            changed |= fixed != text
+            cell["source"] = lines(fixed)
+            out.append(cell)
+            continue
+        blocks = list(BLOCK.finditer(text))
+        if cell["cell_type"] != "markdown" or not blocks:
+            out.append(cell)
+            continue
+        outside = BLOCK.sub("", text).strip()
+        if outside:
+            out.append({**cell, "source": lines(outside)})
+        for n, block in enumerate(blocks):
+            body = block.group("body")
+            if block.group("name") == "exercise":
+                label = re.search(r"^:label:\s*(\S+)", body, re.M).group(1)
+                body = statement(label, body)
+                cid = cell["id"] if n == 0 and not outside else (cell["id"] if cell["id"].startswith("ex-") else f"ex-{label}")
+                out.append({"cell_type": "markdown", "id": cid, "metadata": {},
+                            "source": lines(f"{block.group('fence')}{{exercise}}{block.group('arg')}\n{body.rstrip(chr(10))}\n{block.group('fence')}")})
+                shown = [label] if label in REGISTRY else [
+                    p for p in dict.fromkeys(re.findall(r'check\("([a-z0-9-]+)"', body)) if p in REGISTRY]
+                out.append({"cell_type": "code", "execution_count": None, "id": f"ex-{label}-params",
+                            "metadata": {"tags": ["remove-input", "exercise-parameters"]}, "outputs": [],
+                            "source": lines("\n".join(f'show_parameters("{p}", STUDENT_ID)' for p in shown))})
+            else:
+                label = block.group("arg").strip()
+                body = solution(label, body)
+                out.append({"cell_type": "markdown", "id": f"ex-{label}-sol", "metadata": {},
+                            "source": lines(f"{block.group('fence')}{{solution}}{block.group('arg')}\n{body.rstrip(chr(10))}\n{block.group('fence')}")})
+        changed = True
+    nb["cells"] = out
+    text = json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+    if text != original:
+        path.write_text(text, encoding="utf-8")
+    return text != original
+
+
+def main(argv: list[str] | None = None) -> int:
+    paths = [Path(p) for p in (argv if argv is not None else sys.argv[1:])] or sorted((ROOT / "notebooks").glob("*.ipynb"))
+    changed = [p.name for p in paths if convert(p)]
+    print(f"exercise_cells: {len(changed)} of {len(paths)} chapters changed{': ' + ', '.join(changed) if changed else ''}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""No exercise is answered before it is asked: the ledger's answer to an exercise, formatted as the
+chapter would print it (from three significant figures up to the precision the exercise asks for,
+with and without thousands separators), must not appear in the chapter's text above the exercise,
+in the built book (solutions of earlier exercises left out: they are the teacher's dropdowns) nor in
+the student edition. Needs `make book` (and `make student` for the second test)."""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from ledger.exercises import LABELS, REGISTRY
+from ledger.exercises.instructor import answer
+from ledger.exercises.registry import significant_figures
+
+ROOT = Path(__file__).resolve().parents[1]
+MAIN = ROOT / "_build" / "html" / "notebooks"
+STUDENT = ROOT / "_build" / "student" / "html" / "notebooks"
+
+
+# A printed number equal to an answer at three figures that is another quantity, checked by reading the
+# sentences: (chapter, label, number) -> (times it is printed above the exercise, what it is). The test
+# still fails on any other form, or when the number is printed once more.
+COINCIDENCES = {
+    ("13_compute_and_time", "ct-card31", "14.8"): (2, "FSDP2's gradient and weight traffic, 14.8% of the matrix work"),
+}
+
+
+def printed_forms(value: float, rel_tol: float) -> set[str]:
+    """How a chapter might print `value`: 3 significant figures up to the exercise's own precision."""
+    forms = set()
+    magnitude = math.floor(math.log10(abs(value))) if value else 0
+    for sig in range(min(3, significant_figures(rel_tol)), significant_figures(rel_tol) + 1):
+        decimals = max(0, sig - 1 - magnitude)
+        for spec in (f",.{decimals}f", f".{decimals}f"):
+            text = format(value, spec)
+            if len(text.replace(",", "").replace(".", "").lstrip("0-")) >= 2:  # one digit matches anything
+                forms.add(text)
+    if abs(value) >= 1e4:  # a large count in thousands, millions, billions or trillions, and in e-notation
+        scaled = abs(value) / 10 ** (3 * (magnitude // 3))
+        forms.add(format(math.copysign(scaled, value), f".{max(0, 2 - math.floor(math.log10(scaled)))}f"))
+        forms.add(format(value, ".2e"))
+    return forms
+
+
+def _found(text: str, form: str) -> bool:
+    return re.search(rf"(?<![\d.,]){re.escape(form)}(?![\d]|[.,]\d)", text) is not None
+
+
+def text_before_each_exercise(page: Path, drop_solutions: bool) -> dict[str, str]:
+    """{label: the page's text above that exercise} for every exercise of a chapter page."""
+    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    main = soup.find("main") or soup
+    if drop_solutions:
+        for solution in main.select("div.solution, details.solution"):
+            solution.decompose()
+    marker = "\x00EXERCISE:{}\x00"
+    for div in main.select("div.exercise"):
+        label = div.get("id")
+        parts = re.findall(r'check\("([a-z0-9-]+)"', div.get_text()) + re.findall(r"explanation,\s*([a-z0-9-]+)\s*:",
+                                                                                 div.get_text(" "))
+        for name in dict.fromkeys([label] * bool(label) + parts):  # the exercise and each part it asks for
+            div.insert_before(marker.format(name))
+    text = " ".join(main.get_text(" ").split())
+    found = {}
+    for m in re.finditer("\x00EXERCISE:(.+?)\x00", text):
+        found[m.group(1)] = re.sub("\x00EXERCISE:.+?\x00", " ", text[:m.start()])
+    return found
+
+
+def answered_early(pages: Path, drop_solutions: bool) -> list[str]:
+    failures = []
+    seen = set()
+    for page in sorted(pages.glob("*.html")):
+        for label, before in text_before_each_exercise(page, drop_solutions).items():
+            seen.add(label)
+            if label not in REGISTRY or REGISTRY[label].answer is None:
+                continue
+            value = answer(label)
+            hits = sorted(f for f in printed_forms(value, REGISTRY[label].rel_tol) if _found(before, f)
+                          and before.count(f) != COINCIDENCES.get((page.stem, label, f), (0,))[0])
+            if hits:
+                failures.append(f"{page.stem} {label}: the answer {hits[0]!r} is printed above the exercise")
+    missing = sorted(set(LABELS) - seen)
+    assert not missing, f"exercises not found in {pages}: {missing}"
+    return failures
+
+
+def test_printed_forms():
+    assert printed_forms(0.16583, 0.003) >= {"0.166", "0.1658"}
+    assert "57,256" in printed_forms(57_256.0, 0.005) or "57,300" in printed_forms(57_256.0, 0.005)
+    assert {"541", "5.41e+11"} <= printed_forms(5.4065e11, 0.005)
+    assert _found("is 12.19% of", "12.19") and not _found("is 112.19% of", "12.19") and not _found("12.195", "12.19")
+
+
+
+
+def test_no_answer_above_its_exercise_in_the_book():
+    assert (MAIN / "06_masks.html").exists(), "build the book first (make book)"
+    failures = answered_early(MAIN, drop_solutions=True)
+    assert not failures, "\n".join(failures)
+
+
+def test_no_answer_above_its_exercise_in_the_student_edition():
+    assert (STUDENT / "06_masks.html").exists(), "build the student edition first (make student)"
+    failures = answered_early(STUDENT, drop_solutions=False)
+    assert not failures, "\n".join(failures)
