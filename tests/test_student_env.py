@@ -4,7 +4,7 @@ myst-nb, Playwright or pytest), with the ledger installed from the folder itself
 with `python -I` (no PYTHONPATH, no user site) in the folder's notebooks/.
 
 The environment is made once from the requirements file (pip, a few minutes; kept in
-_build/student-venv and remade when the file changes); TX_STUDENT_VENV names another one to use."""
+.venv-student beside .venv and .venv-lab, so a clean build keeps it, and remade when the file changes); TX_STUDENT_VENV names another one to use."""
 from __future__ import annotations
 
 import fcntl
@@ -20,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDENT = ROOT / "_build" / "student"
-VENV = Path(os.environ.get("TX_STUDENT_VENV", ROOT / "_build" / "student-venv"))
+VENV = Path(os.environ.get("TX_STUDENT_VENV", ROOT / ".venv-student"))
 
 
 def chapters() -> list[str]:
