@@ -143,7 +143,9 @@ def _assumptions() -> tuple[Assumption, ...]:
                    "on (QK^T and AV halved)", {"causal_attention": True},
                    "a kernel that skips the masked half of the scores", other="transformer_step_flops"),
         Assumption("FFT length", "fft_length", f"n = {s.fft_length}", "n = 2S-1", {"fft_length": "2S-1"},
-                   "the shortest length with no wrap-around in a causal product"),
+                   "the shortest length with no wrap-around in a causal product; priced at the power-of-two rate, so it "
+                   "shows the count difference, not a cheaper transform (2S-1 is odd, prime at the headline length: a "
+                   "real code pads to 2S)"),
         Assumption("Mask spectrum", "mask_spectrum", f"{s.mask_spectrum} (n/2+1 values per transform)",
                    "two-sided (n values)", {"mask_spectrum": "two-sided"},
                    "a Fourier plane holds every frequency; Hermitian symmetry saves digital work, not pixels"),

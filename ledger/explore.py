@@ -43,7 +43,7 @@ CLASS_LABELS = {"transform": "transforms (FFT)", "weight_product": "weight-maske
 PHASE_LABELS = {"forward": "forward", "dX": "input gradient dX", "dW": "weight gradient dW"}
 METRICS = (
     ("forward_share", "Forward share"), ("backward_share", "Backward share (dX + dW)"),
-    ("step_share", "Step share"), ("static_share", "Static share (masks once per step)"),
+    ("step_share", "Step share"), ("static_share", "Static share (weight masks, not per sequence)"),
     ("data_part", "Data-by-data part of the optical work"), ("amdahl", "Amdahl bound, step share"),
     ("amdahl_static", "Amdahl bound, static share"), ("digital_step_s", "Digital step time"),
     ("weight_mask_s", "Weight-mask rewrite per step"), ("data_mask_s", "Data-mask rewrite per step"),

@@ -5,7 +5,8 @@ in the step (`count`) and what that costs in total (`flops`). `per` says what th
 is repeated over: every token, every sequence, or once per optimizer step (the filter and
 weight-block transforms, shared by all sequences). `mask_values` is the number of complex
 values that must be written to a Fourier-plane mask per step to run the item optically, in
-layer-major order (each layer's masks written once per step while every sequence passes).
+layer-major order (each layer's weight masks written once per sweep, so twice per step, at the
+forward and backward visits, while every sequence passes).
 """
 from __future__ import annotations
 

@@ -32,7 +32,8 @@ def frames(values: float, device: Engine) -> int:
 
 
 def mask_budget(items: Iterable[LineItem], device: Engine) -> MaskBudget:
-    """Weight masks (spectra and conjugates, once per step) and data-by-data masks (per sequence or token)."""
+    """Weight masks (spectra and conjugates, twice per step: forward and backward visits) and data-by-data masks
+    (per sequence or token)."""
     items = list(items)
     weight_items = [i for i in items if i.cls == "weight_product"]
     data_items = [i for i in items if i.cls == "data_product"]

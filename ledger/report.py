@@ -161,7 +161,7 @@ def results_markdown(data: dict[str, Any]) -> str:
     out += ["", "## 4. Holding the masks", "",
             f"Engine: {eng['note']}. {dev['pixels']:,.0f} pixels x {eng['values_per_pixel']:g} complex value per "
             f"pixel at {eng['frame_rate_hz']:g} frames/s, layout {eng['layout']}; layer-major order (each layer's "
-            "masks written once per step). "
+            "weight masks written once per sweep, twice per step). "
             f"Digital step: all step FLOPs on {dev['gpus']:g} GPUs at {dev['gpu_flops'] / 1e12:g} TFLOP/s "
             "sustained.", ""]
     out += _table(["variant", "S", "weight-mask frames", "weight masks (s)", "data-mask frames",

@@ -170,8 +170,8 @@ def real_run_extra_flops(s: "Settings") -> float:
 def engine_per_gpu_weight_mask_s(s: "Settings", pipeline_stages: int = 1) -> float:
     """Seconds one engine per GPU spends writing weight masks per step: once per micro-batch it runs.
 
-    With one micro-batch per rank that is the layer-major time (each mask written once per step); with
-    m micro-batches every layer is visited m times, so the masks are written m times.
+    With one micro-batch per rank that is the layer-major time (each weight mask written at the forward and
+    backward visits, twice per step); with m micro-batches every layer is visited m times as often, so m times that.
     """
     from .table import step_row
     policy = run_policy(s, pipeline_stages)

@@ -1,11 +1,12 @@
 """The order in which a step's sequences meet the layers: what memory it holds, what mask frames it costs.
 
 Layer-major order runs every sequence of the step through one layer while that layer's masks
-are loaded, then moves to the next layer: each mask is written once per optimizer step, but the
+are loaded, then moves to the next layer: each weight mask is written once per sweep (twice per
+optimizer step, at the forward and backward visits), but the
 activations of every sequence of the step wait at each layer boundary. Sequence-major order
 (one sequence through the whole model, then the next) holds one sequence's activations and
 rewrites every layer's masks for every sequence. A micro-batch order of m sequences lies in
-between: masks rewritten once per micro-batch, m sequences held at a boundary.
+between: weight masks rewritten for every micro-batch, m sequences held at a boundary.
 
 Frames follow the ledger's convention: ceil(values / values per frame) per full rewrite of the
 model's weight masks; seconds = frames / frame rate. Data-by-data masks are per sequence (or
@@ -119,7 +120,7 @@ def schedule_cost(settings: Settings, micro_batch: int, bytes_per_value: float =
 
 
 def layer_major(settings: Settings, bytes_per_value: float = 2, items=None) -> ScheduleCost:
-    """Every sequence of the step through each layer: the masks written once per step."""
+    """Every sequence of the step through each layer: each weight mask written once per sweep, twice per step."""
     return schedule_cost(settings, settings.sequences, bytes_per_value, items)
 
 

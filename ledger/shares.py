@@ -45,7 +45,7 @@ def optical(by_class: dict[str, float]) -> float:
 
 
 def static(by_class: dict[str, float]) -> float:
-    """Transforms plus weight-masked products: what masks written once per step can hold."""
+    """Transforms plus weight-masked products: what weight masks (not per sequence) can hold."""
     return sum(by_class[c] for c in STATIC_CLASSES)
 
 

@@ -72,3 +72,12 @@ def test_command_line_exit_status():
                          cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": ""})
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)
+
+
+def test_fft_length_switch_counts_one_bin_and_flags_prime_odd_lengths():
+    from ledger.claims.ch10_assumptions import fft_length_switch
+    f = fft_length_switch(4096)
+    assert (f["n_even"], f["n_odd"], f["bins_even"], f["bins_odd"]) == (8192, 8191, 4097, 4096)
+    assert f["odd_prime"]  # 8191 = 2**13 - 1, a Mersenne prime
+    assert not fft_length_switch(2048)["odd_prime"]  # 4095 = 3**2 * 5 * 7 * 13
+    assert f["flops_odd"] < f["flops_even"]  # priced at the power-of-two rate, so the odd length looks cheaper

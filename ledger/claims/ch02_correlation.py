@@ -17,3 +17,13 @@ def _rounding() -> bool:
     direct = [v for c in checks for k, v in vars(c).items() if k.endswith("_vs_direct")]
     fd = [v for c in checks for k, v in vars(c).items() if k.endswith("_vs_fd")]
     return bool(direct) and bool(fd) and max(direct) < 1e-14 and max(fd) < 1e-9
+
+
+@claim("ch02-fft-length-switch-prime", CH,
+       "The FFT-length switch's 2S-1 is 8,191 at 4,096 tokens, a prime, which the ledger prices at the "
+       "power-of-two rate: the switch shows the count difference, not a cheaper realistic transform.",
+       "S = 4,096, the default fft_constant")
+def _fft_length_switch_prime() -> bool:
+    from .ch10_assumptions import fft_length_switch
+    f = fft_length_switch(4096)
+    return f["odd_prime"] and (f["n_odd"], f["n_even"]) == (8191, 8192)

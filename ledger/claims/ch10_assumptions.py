@@ -57,3 +57,34 @@ def _data_masks() -> bool:
 def _weight_masks() -> bool:
     r = joint_view().get("hyena2_circulant", "weight_mask_steps")
     return r.low < 0.1 and r.high > 100
+
+
+def _is_prime(n: int) -> bool:
+    """Trial division; n is an FFT length of a few tens of thousands at most."""
+    return n > 1 and all(n % d for d in range(2, int(n ** 0.5) + 1))
+
+
+def fft_length_switch(seq_len: int = HEADLINE_SEQ_LEN) -> dict:
+    """What the FFT-length switch changes at one S: the two lengths, their one-sided bins, whether 2S-1 is
+    prime, and the FLOPs the ledger prices each at (fft_constant * n * log2 n, power-of-two rate for both)."""
+    from ..settings import Settings
+    even, odd = (Settings(seq_len=seq_len, fft_length=f) for f in ("2S", "2S-1"))
+    n_even, n_odd = even.fft_len, odd.fft_len
+    return {"n_even": n_even, "n_odd": n_odd, "bins_even": even.costs.bins(n_even),
+            "bins_odd": odd.costs.bins(n_odd), "odd_prime": _is_prime(n_odd),
+            "flops_even": even.costs.rfft(n_even), "flops_odd": odd.costs.rfft(n_odd),
+            "fft_constant": odd.costs.fft_constant}
+
+
+@claim("ch10-fft-length-count-only", CH,
+       "Switching the FFT length from 2S to 2S-1 removes one bin per spectrum; at 4,096 tokens 2S-1 = 8,191 is "
+       "prime, yet the switch prices it at the power-of-two rate fft_constant * n * log2 n, so it shows the "
+       "count difference, not a cheaper transform a real code would run.",
+       "S = 1,024 to 32,768 (powers of two) for the bin; S = 4,096 for the prime length and its price")
+def _fft_length_count_only() -> bool:
+    import math
+    one_bin = all(f["bins_even"] - f["bins_odd"] == 1
+                  for f in (fft_length_switch(2 ** k) for k in range(10, 16)))
+    f = fft_length_switch()
+    priced = math.isclose(f["flops_odd"], f["fft_constant"] * f["n_odd"] * math.log2(f["n_odd"]))
+    return one_bin and f["odd_prime"] and f["n_odd"] == 2 * HEADLINE_SEQ_LEN - 1 and priced
