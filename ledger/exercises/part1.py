@@ -125,7 +125,7 @@ numeric("amdahl-finite-speedup",
         rel_tol=0.0005, unit="x", variants={"speedup": (2.0, 8.0, 16.0)},
         traps=lambda speedup: [(step_row(variant="hyena2_circulant", seq_len=4096,
                                          optical_speedup=speedup).amdahl, "the bound from the step share")],
-        hint="which share does a mask written once per step let the engine take?")
+        hint="which share do weight masks, written a fixed number of times per step, let the engine take?")
 
 # 06 Masks rewritten every optimizer step
 def _mask_ratio(variant: str, seq_len: int, **overrides) -> float:
@@ -143,8 +143,8 @@ numeric("masks-step-size",
         lambda step_tokens=2_097_152: step_row(variant="hyena2", seq_len=2048, step_tokens=step_tokens).digital_step_s,
         rel_tol=0.002, unit="s", variants={"step_tokens": (4_194_304, 8_388_608)},
         hint="which of the two grows with the tokens of the step?")
-explained("masks-step-size-why", rubric="says the weight-mask time stays the same (the same filters, written once per "
-                                      "step), the digital step and the data-by-data masks double with the tokens, "
+explained("masks-step-size-why", rubric="says the weight-mask time stays the same (the same filters, written twice per "
+                                      "step whatever its size), the digital step and the data-by-data masks double with the tokens, "
                                       "so the rewrite's share of a step halves.")
 numeric("masks-faster-device",
         lambda frame_factor=10, values_per_pixel=4: step_row(
