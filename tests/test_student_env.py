@@ -37,7 +37,7 @@ def student_python() -> Path:
     digest = hashlib.sha256(requirements.read_bytes()).hexdigest()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     VENV.parent.mkdir(parents=True, exist_ok=True)
-    with open(VENV.parent / f".{VENV.name}.lock", "w") as lock:  # pytest -n: one worker installs at a time
+    with open(VENV.parent / f"{VENV.name}.lock", "w") as lock:  # pytest -n: one worker installs at a time
         fcntl.flock(lock, fcntl.LOCK_EX)
         _install(requirements, python, stamp, digest, env)
     return python
@@ -60,13 +60,13 @@ def test_only_the_student_packages_are_importable(student_python):
     probe = ("import importlib.util as u, json; print(json.dumps({m: u.find_spec(m) is not None for m in "
              "['ledger', 'numpy', 'matplotlib', 'ipywidgets', 'ipykernel', 'jupyterlab', 'jupyterlab_myst', "
              "'sphinx', 'myst_nb', 'playwright', 'pytest', 'nbval']}))")
-    done = subprocess.run([str(student_python), "-I", "-c", probe], capture_output=True, text=True, check=True,
+    done = subprocess.run([str(student_python), "-I", "-B", "-c", probe], capture_output=True, text=True, check=True,
                           cwd=STUDENT / "notebooks")
     found = json.loads(done.stdout)
     assert all(found[m] for m in ("ledger", "numpy", "matplotlib", "ipywidgets", "ipykernel", "jupyterlab",
                                   "jupyterlab_myst")), found
     assert not any(found[m] for m in ("sphinx", "myst_nb", "playwright", "pytest", "nbval")), found
-    where = subprocess.run([str(student_python), "-I", "-c", "import ledger; print(ledger.__file__)"],
+    where = subprocess.run([str(student_python), "-I", "-B", "-c", "import ledger; print(ledger.__file__)"],
                            capture_output=True, text=True, check=True).stdout.strip()
     assert Path(where).resolve().is_relative_to(STUDENT.resolve()), where
 
@@ -78,7 +78,7 @@ def kernel_dir(student_python, tmp_path_factory) -> Path:
     spec = path / "kernels" / "student"
     spec.mkdir(parents=True)
     (spec / "kernel.json").write_text(json.dumps({
-        "argv": [str(student_python), "-I", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "argv": [str(student_python), "-I", "-B", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
         "display_name": "student", "language": "python"}))
     return path
 
