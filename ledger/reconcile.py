@@ -152,8 +152,8 @@ class _UnpaddedFFT(Settings):
 
 
 def norm_params(shape: ModelShape) -> int:
-    """RMSNorm weights of a Llama-style model: two per layer and a final one, `hidden` each."""
-    return (2 * shape.n_layers + 1) * shape.hidden
+    """RMSNorm weights of a Llama-style model (ModelShape.norm_params: two per layer and a final one)."""
+    return shape.norm_params
 
 
 def megatron_padded_vocab(vocab: int, tensor_parallel: int = 1, divisible_by: int = 128) -> int:

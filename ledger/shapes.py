@@ -101,14 +101,7 @@ class ModelShape:
         """Read a Hugging Face config.json (a path or an already-parsed dict) of a Llama-style model."""
         if not isinstance(config, Mapping):
             path = Path(config)
-            try:
-                config = json.loads(path.read_text())
-            except FileNotFoundError:
-                raise LedgerError(f"config {str(path)!r}: no such file") from None
-            except json.JSONDecodeError as err:
-                raise LedgerError(f"config {str(path)!r}: not valid JSON ({err.msg}, line {err.lineno})") from None
-            if not isinstance(config, Mapping):
-                raise LedgerError(f"config {str(path)!r}: must hold a JSON object")
+            config = read_config(path)
             name = name or path.parent.name or path.stem
         model_type = config.get("model_type")
         if model_type is not None and model_type not in LLAMA_STYLE_MODEL_TYPES:
@@ -138,16 +131,25 @@ class ModelShape:
         return cls(**values, tied_embeddings=tied, name=name or config.get("_name_or_path", "custom"))
 
 
+def read_config(path: Path) -> Mapping[str, Any]:
+    """A config.json's object; a LedgerError naming the file if it is missing, not JSON or not an object."""
+    try:
+        config = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise LedgerError(f"config {str(path)!r}: no such file") from None
+    except json.JSONDecodeError as err:
+        raise LedgerError(f"config {str(path)!r}: not valid JSON ({err.msg}, line {err.lineno})") from None
+    if not isinstance(config, Mapping):
+        raise LedgerError(f"config {str(path)!r}: must hold a JSON object")
+    return config
+
+
 def position_limits(config: Mapping[str, Any] | str | Path) -> dict[str, int | None]:
     """The position fields of a Hugging Face config: max_position_embeddings (the longest context the
     position encoding is set up for) and, under RoPE scaling, rope_scaling.original_max_position_embeddings
     (the context before scaling). Neither is the length of the sequences the model was trained on."""
     if not isinstance(config, Mapping):
-        path = Path(config)
-        try:
-            config = json.loads(path.read_text())
-        except FileNotFoundError:
-            raise LedgerError(f"config {str(path)!r}: no such file") from None
+        config = read_config(Path(config))
     scaling = config.get("rope_scaling") or {}
     return {"max_position_embeddings": config.get("max_position_embeddings"),
             "original_max_position_embeddings": scaling.get("original_max_position_embeddings")}
