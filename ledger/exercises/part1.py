@@ -29,6 +29,9 @@ def _forward_share(step_tokens: int = 2_097_152) -> float:
 numeric("intro-bigger-step", _forward_share, rel_tol=0.0002, unit="%",
         traps=[(_forward_share(1_048_576), "the forward share at the default step, unchanged")],
         hint="which part of the step's work does not grow with the number of tokens?")
+explained("intro-bigger-step-why", rubric="says almost all forward work is paid per token or per sequence, so it doubles "
+                                        "with the step and the share stays put; names the once-per-step FFT of each "
+                                        "filter into its spectrum as the exception, whose weight halves.")
 
 # 01 The 6N rule, reproduced
 def _attention_over_rest(seq_len: int) -> float:
@@ -40,19 +43,39 @@ def _attention_over_rest(seq_len: int) -> float:
 numeric("sixn-long-context", lambda seq_len=32768: _attention_over_rest(seq_len), rel_tol=0.005,
         variants={"seq_len": (16384, 65536, 131072)},
         hint="compare the attention scores with the rest of the step, not with the whole step.")
+numeric("sixn-long-context-short", lambda seq_len=2048: _attention_over_rest(seq_len), rel_tol=0.005,
+        variants={"seq_len": (1024, 4096, 8192)},
+        hint="the same ratio at the short length; it is linear in the sequence length.")
+explained("sixn-long-context-why", rubric="says the rest of the step is exactly 6NT, so the ledger's ratio is the "
+                                          "estimate 12LSH/6N = 2LSH/N; says it grows linearly with S, so at long "
+                                          "context the parameter count no longer describes the step.")
 numeric("sixn-causal",
         lambda seq_len=8192: step_row(variant="transformer", seq_len=seq_len, causal_attention=True).six_n_ratio,
         rel_tol=0.0002, variants={"seq_len": (4096, 16384, 32768)},
         hint="causal masking halves one term of the step only; write the ratio with both terms before dividing.")
+explained("sixn-causal-why", rubric="says causal masking halves the score products only, so the step is "
+                                    "6NT + 6LSHT (Kaplan et al.'s form); gives the ratio (N + LSH)/(N + 2LSH) and "
+                                    "says the ledger matches it to rounding.")
 numeric("sixn-recompute",
         lambda seq_len=8192: _pct(step_row(variant="hyena2", seq_len=seq_len, recompute="full").step_share),
         rel_tol=0.003, unit="%", variants={"seq_len": (2048, 16384, 32768)},
         hint="the recomputed forward work carries its transforms and products too, so the share rises.")
+explained("sixn-recompute-why", rubric="shows (O + o)/(F + f) is a weighted mean of O/F and o/f; says Hyena-2's "
+                                       "recomputed work differs from its forward pass only by the digital LM head and "
+                                       "the once-per-step filter transforms, so o/f is close to its forward share; says "
+                                       "the block-circulant model's dense LM head is most of its forward FLOPs and is "
+                                       "not recomputed, so o/f is far above its forward share.")
 
 # 02 The gradient of a convolution is a correlation
 def _channel_backward_flops(seq_len: int) -> float:
     per_channel = long_conv_per_channel(make_settings(variant="hyena2", seq_len=seq_len))
     return sum(c.flops for c in per_channel if c.per == "sequence" and c.phase != "forward")
+
+
+def _channel_backward_transform_share(seq_len: int = 8192) -> float:
+    per_channel = long_conv_per_channel(make_settings(variant="hyena2", seq_len=seq_len))
+    backward = [c for c in per_channel if c.per == "sequence" and c.phase != "forward"]
+    return _pct(sum(c.flops for c in backward if c.cls == "transform") / sum(c.flops for c in backward))
 
 
 def _fd_growth() -> float:
@@ -68,13 +91,24 @@ explained("corr-conj-reversal",
 numeric("corr-long-channel", lambda seq_len=8192: _channel_backward_flops(seq_len), rel_tol=1e-4, unit="FLOPs",
         variants={"seq_len": (2048, 4096, 16384)},
         hint="dX has two transforms and a product; dW only a product and a complex add per bin, at n = 2S.")
+numeric("corr-long-channel-transforms", _channel_backward_transform_share, rel_tol=0.001, unit="%",
+        variants={"seq_len": (2048, 4096, 16384)},
+        hint="only dX transforms: the spectrum of g in, and the inverse out.")
 numeric("corr-fd-step", _fd_growth, rel_tol=0.05,
         hint="divide the error at the smaller step by the error at the default; only the finite-difference "
              "columns move.")
+explained("corr-fd-step-why", rubric="says the three comparisons with direct sums do not use the step and are "
+                                     "unchanged; says the finite-difference error grows about as much as the step "
+                                     "shrank, because rounding error in the loss is divided by a smaller step.")
 
 # 03 Three 4f passes
 def _hybrid_step_share(fraction: float) -> float:
     return _pct(step_row(variant="hybrid", seq_len=4096, hybrid_attention_fraction=fraction).step_share)
+
+
+def _dw_mask_values(seq_len: int = 2048) -> float:
+    items = step_items(make_settings(variant="hyena2", seq_len=seq_len))
+    return sum(i.mask_values for i in items if i.op == "long conv: G . conj(U)")
 
 
 def _weight_mask_values(seq_len: int) -> float:
@@ -85,9 +119,23 @@ def _weight_mask_values(seq_len: int) -> float:
 numeric("passes-hybrid", lambda fraction=0.5: _hybrid_step_share(fraction), rel_tol=0.005, unit="%",
         variants={"fraction": (0.25, 0.75)},
         hint="the layers that keep attention lose their long convolutions.")
+numeric("passes-hybrid-static",
+        lambda fraction=0.5: _pct(step_row(variant="hybrid", seq_len=4096, hybrid_attention_fraction=fraction).static_share),
+        rel_tol=0.005, unit="%", variants={"fraction": (0.25, 0.75)},
+        hint="the static share leaves out the data-by-data products.")
+explained("passes-hybrid-why", rubric="says the optical work falls with the fraction of layers that keep Hyena (each "
+                                      "attention layer removes its long convolutions), while the step's FLOPs barely "
+                                      "move (an attention layer costs about as much as the Hyena layer it replaces); "
+                                      "concludes the optical work moves more and the dilution is the smaller effect.")
 numeric("passes-mask-count", lambda seq_len=2048: _weight_mask_values(seq_len), rel_tol=1e-6, unit="complex values",
         variants={"seq_len": (1024, 4096, 8192)},
         hint="count the bins of one filter's one-sided spectrum, the filters per channel, and the visits per step.")
+numeric("passes-mask-count-dw", _dw_mask_values, rel_tol=1e-6, unit="complex values",
+        variants={"seq_len": (1024, 4096, 8192)},
+        hint="the dW masks hold a spectrum of the input for every sequence of the step.")
+explained("passes-mask-count-why", rubric="says the weight masks are the filters' spectra, the same for every sequence, "
+                                          "while the dW masks hold each sequence's own input spectrum; so the dW count "
+                                          "is one visit's count times the number of sequences.")
 
 # 04 Block-circulant weights in training
 def _gate_dx_per_token(block: int = 256) -> float:
@@ -105,27 +153,68 @@ numeric("circ-dx-derivation", _gate_dx_per_token, rel_tol=1e-4, unit="FLOPs per 
         variants={"block": (128, 512, 1024)},
         hint="count the transforms of the gradient blocks, the spectral products, the sums over blocks and the "
              "inverse transforms, each at b/2 + 1 bins.")
+explained("circ-dx-derivation-why", rubric="shows the transpose of a circulant block is circulant with the reversed "
+                                           "vector, whose spectrum is the conjugate one; concludes dx_j = "
+                                           "IFFT(sum_i conj(W_ij) G_i); says the transforms swap sides against the "
+                                           "forward pass (p in, q out), and so does the sum.")
 numeric("circ-sequence", lambda: _pct(step_row(variant="hyena2_circulant", seq_len=8192).step_share),
         rel_tol=0.0005, unit="%",
         hint="keep the block at 256; only the long convolutions depend on the sequence length.")
+numeric("circ-sequence-short", lambda: _pct(step_row(variant="hyena2_circulant", seq_len=2048).step_share),
+        rel_tol=0.0005, unit="%", hint="the same share at the shorter length.")
+numeric("circ-sequence-data", lambda: _pct(step_row(variant="hyena2_circulant", seq_len=8192).data_part),
+        rel_tol=0.001, unit="%", hint="the data-by-data products' part of the optical work.")
+explained("circ-sequence-why", rubric="says almost all of this model's optical work is in the circulant matrices, "
+                                      "paid per token whatever the sequence length; says only the long convolutions, "
+                                      "a small part, grow with S, and they add transforms, so the data-by-data part "
+                                      "falls slightly.")
 numeric("circ-static-block", _best_static_share, rel_tol=0.0005, unit="%",
         hint="the static share leaves out the data-by-data products; compare every block from 64 to 2,048.")
+explained("circ-static-block-why", rubric="names the smallest block as the best; says the weight-masked products the "
+                                          "static share keeps grow as the block shrinks exactly as the data-by-data "
+                                          "ones do (about 3MK/b FLOPs per token each), so a smaller block enlarges "
+                                          "both and only the data-by-data kind is lost.")
 
 # 05 The training-step Amdahl table
 numeric("amdahl-fft-constant",
         lambda: _pct(step_row(variant="hyena2_circulant", seq_len=4096, fft_constant=5).step_share),
         rel_tol=0.0005, unit="%",
         hint="the new constant changes every transform's price; products and digital sums keep theirs.")
+numeric("amdahl-fft-constant-hyena",
+        lambda: _pct(step_row(variant="hyena2", seq_len=4096, fft_constant=5).step_share),
+        rel_tol=0.0005, unit="%", hint="Hyena-2's optical work is almost all transforms.")
+explained("amdahl-fft-constant-why", rubric="says doubling every transform's price nearly doubles Hyena-2's share, "
+                                            "almost all transforms, and moves the block-circulant model less, its "
+                                            "products and digital sums unchanged; concludes the picture does not "
+                                            "change: Hyena-2 stays far below one percent.")
 numeric("amdahl-block-size",
         lambda block=1024: _pct(step_row(variant="hyena2_circulant", seq_len=4096, block=block).static_share),
         rel_tol=0.001, unit="%", variants={"block": (128, 512, 2048)},
         hint="the static share leaves out the data-by-data products, which change with the block.")
+def _block_row(block: int):
+    return step_row(variant="hyena2_circulant", seq_len=4096, block=block)
+
+
+numeric("amdahl-block-size-step", lambda block=1024: _pct(_block_row(block).step_share), rel_tol=0.001, unit="%",
+        variants={"block": (128, 512, 2048)}, hint="the optical work over the whole step.")
+numeric("amdahl-block-size-data", lambda block=1024: _pct(_block_row(block).data_part), rel_tol=0.001, unit="%",
+        variants={"block": (128, 512, 2048)}, hint="the data-by-data products' part of the optical work.")
+numeric("amdahl-block-size-amdahl", lambda block=1024: _block_row(block).amdahl_static, rel_tol=0.0002, unit="x",
+        variants={"block": (128, 512, 2048)}, hint="the bound from the static share, not from the step share.")
+explained("amdahl-block-size-why", rubric="says a circulant matrix's Fourier-domain products cost about 3MK/b per token "
+                                          "and shrink as the blocks grow while its transforms grow only with log2 b, "
+                                          "and the dense LM head does not shrink; says the static share falls less "
+                                          "because the data-by-data products it leaves out are among those that shrink.")
 numeric("amdahl-finite-speedup",
         lambda speedup=4.0: step_row(variant="hyena2_circulant", seq_len=4096, optical_speedup=speedup).amdahl_static,
         rel_tol=0.0005, unit="x", variants={"speedup": (2.0, 8.0, 16.0)},
         traps=lambda speedup: [(step_row(variant="hyena2_circulant", seq_len=4096,
                                          optical_speedup=speedup).amdahl, "the bound from the step share")],
         hint="which share do weight masks, written a fixed number of times per step, let the engine take?")
+explained("amdahl-finite-speedup-why", rubric="derives s = (2 - p)/(1 - p) = 1 + 1/(1 - p) from setting the gain to "
+                                              "half the infinite one; says for a small p that is barely more than 2, so "
+                                              "an engine twice as fast as the GPUs earns half of what Amdahl allows and "
+                                              "the bound is set by p, not by the engine's speed.")
 
 # 06 Masks rewritten every optimizer step
 def _mask_ratio(variant: str, seq_len: int, **overrides) -> float:
