@@ -228,6 +228,22 @@ numeric("masks-encoding",
         rel_tol=0.003, unit="s",
         hint="16 mirrors per complex value at the binary rate (9,523 Hz, not 1,031), and n instead of n/2 + 1 "
              "values per transform: 16 x 1,031 / 9,523 x 4,096 / 2,049, about 3.5 times the idealised device.")
+
+
+def _weight_mask_factor(**switch) -> float:
+    return (step_row(variant="hyena2", seq_len=2048, **switch).weight_mask_s
+            / step_row(variant="hyena2", seq_len=2048).weight_mask_s)
+
+
+numeric("masks-encoding-modulator", lambda: _weight_mask_factor(modulator="dmd-superpixel"), rel_tol=0.003,
+        traps=[(16.0, "the superpixel timed at the idealised rate")],
+        hint="16 mirrors per complex value, written at the binary pattern rate; frames are whole.")
+numeric("masks-encoding-spectrum", lambda: _weight_mask_factor(mask_spectrum="two-sided"), rel_tol=0.0005,
+        traps=[(2.0, "exactly 2")], hint="n values per transform instead of n/2 + 1; frames are whole.")
+explained("masks-encoding-why", rubric="says the superpixel costs 16 times the frames but a binary pattern is written "
+                                       "about 9 times faster, so 16 x 1,031/9,523; says the two-sided spectrum has n "
+                                       "values instead of n/2 + 1, just under 2 because the one-sided count holds both "
+                                       "the zero and the Nyquist bin.")
 numeric("masks-step-size",
         lambda step_tokens=2_097_152: step_row(variant="hyena2", seq_len=2048, step_tokens=step_tokens).digital_step_s,
         rel_tol=0.002, unit="s", variants={"step_tokens": (4_194_304, 8_388_608)},
@@ -241,9 +257,18 @@ numeric("masks-faster-device",
             values_per_pixel=values_per_pixel).weight_mask_s,
         rel_tol=0.01, unit="s", variants={"frame_factor": (5, 20), "values_per_pixel": (2, 8)},
         hint="both changes divide the seconds; frames are whole.")
+numeric("masks-faster-device-data",
+        lambda frame_factor=10, values_per_pixel=4: step_row(
+            variant="hyena2_circulant", seq_len=4096, frame_rate=frame_factor * 1031,
+            values_per_pixel=values_per_pixel).data_mask_s,
+        rel_tol=0.01, unit="s", variants={"frame_factor": (5, 20), "values_per_pixel": (2, 8)},
+        hint="the data-by-data masks are written for every sequence; the same two changes divide them.")
 numeric("masks-more-gpus", lambda gpus=1024: _mask_ratio("hyena2", 8192, gpus=gpus), rel_tol=0.003,
         variants={"gpus": (256, 512, 2048)},
         hint="which of the two times depends on the GPUs?")
+numeric("masks-more-gpus-step", lambda gpus=1024: step_row(variant="hyena2", seq_len=8192, gpus=gpus).digital_step_s,
+        rel_tol=0.003, unit="s", variants={"gpus": (256, 512, 2048)},
+        hint="the step's FLOPs over the cluster's rate.")
 
 # 07 Layer-major order
 def _shared_engine_rate(seq_len: int = 8192, gpus: int = 64) -> float:
@@ -255,6 +280,23 @@ def _shared_engine_rate(seq_len: int = 8192, gpus: int = 64) -> float:
 numeric("layer-major-engines", _shared_engine_rate, rel_tol=0.005, unit="numbers/s",
         variants={"gpus": (128, 256, 512)},
         hint="the numbers that cross into and out of the optics in one step, over the time the step may take.")
+explained("layer-major-engines-why", rubric="says every GPU runs its own sequences layer by layer and the optimizer "
+                                            "waits for every gradient, so the cluster visits each layer once per sweep: "
+                                            "layer-major order, each GPU holding only its own sequences; names feeding "
+                                            "the engines (the numbers crossing the boundary per second) as the real cost.")
+def _fp32_held(steps: int = 4):
+    return _schedule.held_activations(Settings(variant="hyena2", seq_len=4096, step_tokens=steps * 1_048_576),
+                                      bytes_per_value=4)
+
+
+numeric("layer-major-fp32-boundary", lambda steps=4: _fp32_held(steps).boundary_bytes / 1e9, rel_tol=0.001, unit="GB",
+        variants={"steps": (2, 8)}, hint="one hidden vector per token of the step, at four bytes a value.")
+numeric("layer-major-fp32-inputs", lambda steps=4: _fp32_held(steps).checkpoint_bytes / 1e12, rel_tol=0.001,
+        unit="TB", variants={"steps": (2, 8)}, hint="one boundary for every layer.")
+explained("layer-major-fp32-why", rubric="says one boundary fits in HBM, every layer's input only sharded over the "
+                                         "cluster's HBM, and the kept spectra exceed the whole cluster's HBM, so they "
+                                         "would live in host memory or be recomputed; says layer-major order makes a "
+                                         "larger step pay in memory, in proportion.")
 numeric("layer-major-fp32",
         lambda steps=4: _schedule.held_activations(Settings(variant="hyena2", seq_len=4096,
                                                             step_tokens=steps * 1_048_576),
@@ -265,6 +307,26 @@ numeric("layer-major-micro-batch",
         lambda micro_batch=8: _schedule.schedule_cost(Settings(variant="hyena2", seq_len=2048), micro_batch).weight_mask_s,
         rel_tol=0.001, unit="s", variants={"micro_batch": (4, 32)},
         hint="how many micro-batches does the step hold, and what does each visit of a layer cost?")
+
+
+def _micro_batch_cost(micro_batch: int = 8):
+    return _schedule.schedule_cost(Settings(variant="hyena2", seq_len=2048), micro_batch)
+
+
+numeric("layer-major-micro-batch-rewrites", lambda micro_batch=8: float(_micro_batch_cost(micro_batch).rewrites),
+        rel_tol=1e-9, variants={"micro_batch": (4, 32)},
+        hint="one rewrite per micro-batch of the step.")
+numeric("layer-major-micro-batch-steps",
+        lambda micro_batch=8: (_micro_batch_cost(micro_batch).weight_mask_s
+                               / step_row(variant="hyena2", seq_len=2048).digital_step_s),
+        rel_tol=0.002, variants={"micro_batch": (4, 32)},
+        hint="the rewrite time over the digital step's.")
+numeric("layer-major-micro-batch-boundary", lambda micro_batch=8: _micro_batch_cost(micro_batch).boundary_bytes / 1e9,
+        rel_tol=0.001, unit="GB", variants={"micro_batch": (4, 32)},
+        hint="one hidden vector per token of one micro-batch.")
+explained("layer-major-micro-batch-why", rubric="says at 4,096 tokens each rewrite writes filters with twice the bins "
+                                                "(S + 1) but the step holds half as many micro-batches of 8 sequences, "
+                                                "so half as many rewrites: the two factors cancel.")
 
 # 08 What does not map in training
 def _block_sum_ratio(block: int = 512) -> float:
@@ -281,6 +343,23 @@ def _lm_head_share(seq_len: int) -> float:
 
 numeric("not-map-block-sum", _block_sum_ratio, rel_tol=0.005, variants={"block": (128, 1024)},
         hint="with a digital block sum every block product leaves the optics, in dX as in forward.")
+explained("not-map-block-sum-why", rubric="counts (a) q b samples in and p b out, (b) q b in, 2 p q (b/2 + 1) numbers "
+                                          "out, 2 p (b/2 + 1) back in and p b out; says the ledger charges the block "
+                                          "sum's complex adds as digital work, so every block product must leave the "
+                                          "optics: case (b).")
+def _fp32_precision():
+    return _hidden.hidden_costs(Settings(variant="hyena2_circulant", seq_len=4096), enob=12,
+                                gradient_format="fp32").precision
+
+
+numeric("not-map-precision-short", lambda: float(_fp32_precision().significand_short_by), rel_tol=0.01, unit="bits",
+        hint="what an fp32 term's significand needs, against what the path resolves.")
+numeric("not-map-precision-one-sign", lambda: float(_fp32_precision().analog_sum_bits()), rel_tol=0.01, unit="bits",
+        hint="a sum of one sign needs the significand at its own scale, however many terms it holds.")
+numeric("not-map-precision-well", lambda: _hidden.well_electrons(_fp32_precision().analog_sum_bits_random),
+        rel_tol=0.01, unit="photoelectrons",
+        traps=[(_hidden.well_electrons(24), "the well for a sum of one sign")],
+        hint="shot noise is the square root of the count; each bit of resolution asks four times the electrons.")
 numeric("not-map-precision",
         lambda: _hidden.hidden_costs(Settings(variant="hyena2_circulant", seq_len=4096), enob=12,
                                      gradient_format="fp32").precision.analog_sum_bits_random,
@@ -291,9 +370,17 @@ numeric("not-map-break-even",
         lambda: _hidden.hidden_costs(Settings(variant="hyena2", seq_len=8192), mode="fused").break_even_io_rate / 1e12,
         rel_tol=0.003, unit="trillion writes and samples/s",
         hint="the saving is the static share of the digital step; what crosses the boundary per step, over it?")
+numeric("not-map-break-even-saving",
+        lambda: 1e3 * _hidden.hidden_costs(Settings(variant="hyena2", seq_len=8192), mode="fused").static_saving_s,
+        rel_tol=0.003, unit="ms", hint="the static share of the digital step's time.")
 numeric("not-map-lm-head", lambda seq_len=8192: _lm_head_share(seq_len), rel_tol=0.0002, unit="%",
         variants={"seq_len": (2048, 4096, 16384)},
         hint="the LM head's FLOPs over the whole step's.")
+numeric("not-map-lm-head-short", lambda seq_len=2048: _lm_head_share(seq_len), rel_tol=0.0002, unit="%",
+        variants={"seq_len": (1024, 4096)}, hint="the same share at the shorter length.")
+explained("not-map-lm-head-why", rubric="says the LM head costs the same per token at any sequence length; says only "
+                                        "the long convolutions grow with S, and they are a small part of this model's "
+                                        "step.")
 
 # 09 The explorer in Jupyter
 def _explorer_row(**overrides):
@@ -317,11 +404,25 @@ def _largest_block_reaching(static_share: float) -> float:
 
 numeric("explorer-share-drift", _share_limit, rel_tol=0.0001, unit="%",
         hint="remove the once-per-step work from both the optical work and the step before dividing.")
+explained("explorer-share-drift-why", rubric="says everything but the once-per-step transforms grows as T, and those "
+                                             "add c to both the optical work and the step; says c/c = 1 exceeds a/b, so "
+                                             "they pull the share up less and less as T grows, and it falls towards a/b.")
 numeric("explorer-long-hyena", lambda seq_len=8192: _explorer_row(variant="hyena2", seq_len=seq_len).weight_mask_s,
         rel_tol=0.003, unit="s", variants={"seq_len": (2048, 16384)},
         hint="how many bins does each filter have at this length? The step size does not matter.")
+numeric("explorer-long-hyena-step", lambda seq_len=8192: _explorer_row(variant="hyena2", seq_len=seq_len).digital_step_s,
+        rel_tol=0.003, unit="s", variants={"seq_len": (2048, 16384)},
+        hint="the step's FLOPs over the cluster's rate.")
+numeric("explorer-long-hyena-share",
+        lambda seq_len=8192: _pct(_explorer_row(variant="hyena2", seq_len=seq_len).step_share),
+        rel_tol=0.003, unit="%", variants={"seq_len": (2048, 16384)},
+        hint="the optical work over the whole step's.")
 numeric("explorer-block-size", lambda: _largest_block_reaching(0.20), rel_tol=1e-6,
         hint="the static share rises as the block shrinks; look for the largest power of two that reaches it.")
+numeric("explorer-block-size-amdahl", lambda: _explorer_row(block=int(_largest_block_reaching(0.20))).amdahl_static,
+        rel_tol=0.0005, unit="x", hint="the bound from the static share at that block.")
+numeric("explorer-block-size-digital", lambda: _explorer_row(block=int(_largest_block_reaching(0.20))).digital_step_s,
+        rel_tol=0.003, unit="s", hint="smaller blocks share each weight vector over fewer rows.")
 
 # 10 The assumptions, and what each does
 def _two_switch_ratio(seq_len: int = 4096) -> float:
@@ -333,6 +434,19 @@ def _two_switch_ratio(seq_len: int = 4096) -> float:
 numeric("assumptions-two-switches", _two_switch_ratio, rel_tol=0.005,
         hint="each switch multiplies the frames or the values; the superpixel frames are written at the binary "
              "pattern rate; frames are whole.")
+
+
+def _two_switch_prediction() -> float:
+    from ..engine import MODULATORS
+    return 2 * 16 * MODULATORS["ideal"].frame_rate_hz / MODULATORS["dmd-superpixel"].frame_rate_hz
+
+
+numeric("assumptions-two-switches-predicted", _two_switch_prediction, rel_tol=0.005,
+        traps=[(32.0, "2 x 16, timed at the idealised rate"), (_two_switch_ratio(), "the ledger's factor, not the prediction")],
+        hint="twice the values, sixteen times the frames, written at the binary pattern rate.")
+explained("assumptions-two-switches-why", rubric="says the two-sided spectrum multiplies the values by n/(n/2 + 1), "
+                                                 "just under 2, and the frames are rounded up to whole ones, so the "
+                                                 "prediction 2 x 16 x (ideal rate / binary rate) is not exact.")
 def _jointly_best(speedup: float | None = None) -> dict[str, float]:
     """The block-circulant model's figures at 4,096 tokens under the combination of alternatives that gives it its
     highest Amdahl bound in the joint view (chapter 10), at `speedup` (None: an infinitely fast engine)."""
