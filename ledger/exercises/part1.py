@@ -1,5 +1,7 @@
-"""Part 1's exercises (chapters 00-09): each label's answer computed from the ledger, or marked as
-an explanation. The labels are those of the `{exercise}` blocks in notebooks/00_*.ipynb ... 09_*."""
+"""Part 1's exercises (chapters 00-10): each label's answer computed from the ledger, or marked as
+an explanation with a marking rubric. An exercise that asks for several numbers has one label per
+number; an explanation part is the exercise's label with `-why`. The labels are those named in the
+`{exercise}` blocks of notebooks/00_*.ipynb ... 10_*."""
 from __future__ import annotations
 
 from .. import hidden_costs as _hidden
