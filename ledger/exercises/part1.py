@@ -318,11 +318,6 @@ def _micro_batch_cost(micro_batch: int = 8):
 numeric("layer-major-micro-batch-rewrites", lambda micro_batch=8: float(_micro_batch_cost(micro_batch).rewrites),
         rel_tol=1e-9, variants={"micro_batch": (4, 32)},
         hint="one rewrite per micro-batch of the step.")
-numeric("layer-major-micro-batch-steps",
-        lambda micro_batch=8: (_micro_batch_cost(micro_batch).weight_mask_s
-                               / step_row(variant="hyena2", seq_len=2048).digital_step_s),
-        rel_tol=0.002, variants={"micro_batch": (4, 32)},
-        hint="the rewrite time over the digital step's.")
 numeric("layer-major-micro-batch-boundary", lambda micro_batch=8: _micro_batch_cost(micro_batch).boundary_bytes / 1e9,
         rel_tol=0.001, unit="GB", variants={"micro_batch": (4, 32)},
         hint="one hidden vector per token of one micro-batch.")
