@@ -78,6 +78,7 @@ def convert(path: Path) -> bool:
     original = path.read_text(encoding="utf-8")
     nb = json.loads(original)
     cells = nb["cells"]
+    kept = {c["id"]: c.get("metadata", {}) for c in cells}
     heading = next((i for i, c in enumerate(cells) if c["cell_type"] == "markdown"
                     and HEADING.search("".join(c["source"]))), None)
     if heading is None:
@@ -132,6 +133,9 @@ def convert(path: Path) -> bool:
                 out.append({"cell_type": "markdown", "id": f"ex-{label}-sol", "metadata": {},
                             "source": lines(f"{block.group('fence')}{{solution}}{block.group('arg')}\n{body.rstrip(chr(10))}\n{block.group('fence')}")})
         changed = True
+    for cell in out:  # a rebuilt cell keeps the metadata (slide notes, tags) its id had
+        if not cell.get("metadata") and kept.get(cell["id"]):
+            cell["metadata"] = kept[cell["id"]]
     nb["cells"] = out
     text = json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
     if text != original:
