@@ -31,6 +31,11 @@ def _forward_share(step_tokens: int = 2_097_152) -> float:
 numeric("intro-bigger-step", _forward_share, rel_tol=0.0002, unit="%",
         traps=[(_forward_share(1_048_576), "the forward share at the default step, unchanged")],
         hint="which part of the step's work does not grow with the number of tokens?")
+numeric("intro-bigger-step-sequences",
+        lambda step_tokens=2_097_152: step_row(variant="hyena2", seq_len=2048, step_tokens=step_tokens).sequences,
+        rel_tol=1e-9,
+        traps=[(512, "the sequences of the default step, unchanged")],
+        hint="the step's tokens over the tokens of one sequence.")
 explained("intro-bigger-step-why", rubric="says almost all forward work is paid per token or per sequence, so it doubles "
                                         "with the step and the share stays put; names the once-per-step FFT of each "
                                         "filter into its spectrum as the exception, whose weight halves.")
@@ -414,7 +419,7 @@ numeric("explorer-long-hyena-share",
         lambda seq_len=8192: _pct(_explorer_row(variant="hyena2", seq_len=seq_len).step_share),
         rel_tol=0.003, unit="%", variants={"seq_len": (2048, 16384)},
         hint="the optical work over the whole step's.")
-numeric("explorer-block-size", lambda: _largest_block_reaching(0.20), rel_tol=1e-6,
+numeric("explorer-block-size", lambda: _largest_block_reaching(0.20), rel_tol=1e-9,
         hint="the static share rises as the block shrinks; look for the largest power of two that reaches it.")
 numeric("explorer-block-size-amdahl", lambda: _explorer_row(block=int(_largest_block_reaching(0.20))).amdahl_static,
         rel_tol=0.0005, unit="x", hint="the bound from the static share at that block.")
