@@ -569,6 +569,10 @@ def split_table(markup: str, heading: str = "") -> list[str]:
     return [f"{head}<tbody>{''.join(c)}</tbody>{tail}" for c in chunks]
 
 
+READING_COLUMN_WORDS = 30
+"""A reading table's slide names its columns when their names take at most this many words."""
+
+
 def reading_table_slide(heading: str, table: str, ctx: Context) -> Slide:
     """The one slide of a table too long to project (more than TABLE_MAX_SLIDES slides): its heading and
     caption, how many rows it has and what its columns are, and a link to the chapter where it is read."""
@@ -580,7 +584,7 @@ def reading_table_slide(heading: str, table: str, ctx: Context) -> Slide:
     named = ", ".join(html.escape(c) for c in columns if c)
     return Slide(f"<h3>{heading}</h3>{caption.group(0) if caption else ''}"
                  f'<p class="reading-table">A table of {rows} rows for reading, not projecting'
-                 f"{f' (columns: {named})' if named and len(columns) <= 6 else ''}: "
+                 f"{f' (columns: {named})' if named and len(named.split()) <= READING_COLUMN_WORDS else ''}: "
                  f'<a href="{ctx.chapter_page}">read it in the chapter</a>.</p>', "reading-table")
 
 
