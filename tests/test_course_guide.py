@@ -84,14 +84,95 @@ def test_the_session_table_adds_the_chapters_times_right():
         assert sum(times[s] for s in DOC.findall(chapters)) == int(minutes), f"session {number}'s minutes"
 
 
+def plan_section() -> str:
+    return GUIDE.split("## Assessment plan", 1)[1].split("\n## ", 1)[0]
+
+
+def graded_rows() -> list[tuple[str, str, list[str], list[str], list[str]]]:
+    """(session, in-class label, numeric homework labels, explanation labels) from the plan's table."""
+    rows = re.findall(r"^\| (\d) \| ([^|]+) \| ([^|]+) \| ([^|]+) \|$", plan_section(), re.MULTILINE)
+    label = re.compile(r"`([a-z0-9-]+)`")
+    return [(n, label.findall(a), label.findall(b), label.findall(c)) for n, a, b, c in rows]
+
+
+def label_chapters(label: str) -> set[str]:
+    """The chapters whose text names `label` (its :label: line, or a part's label in a statement)."""
+    word = re.compile(rf"(?<![\w-]){re.escape(label)}(?![\w-])")
+    found = set()
+    for stem in chapter_times():
+        nb = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
+        if word.search("\n".join(c.source for c in nb.cells if c.cell_type == "markdown")):
+            found.add(stem)
+    return found
+
+
+def test_the_assessment_weights_sum_to_100_percent_and_most_rests_on_paper_and_explanations():
+    weights = dict(re.findall(r"^\| ([A-Z][^|]+?) \| (\d+)% \|", plan_section(), re.MULTILINE))
+    assert set(weights) == {"In-class derivations on paper", "Explanations", "Numeric homework"}, weights
+    assert sum(int(w) for w in weights.values()) == 100
+    assert int(weights["Numeric homework"]) < 50, "what the library can compute carries the smaller part"
+
+
 def test_the_assessment_plan_grades_real_labels_with_variants_and_rubrics():
-    plan = GUIDE.split("## Assessment plan", 1)[1].split("\n## ", 1)[0]
-    rows = re.findall(r"^\| (\d) \| ([^|]+) \| ([^|]+) \|$", plan, re.MULTILINE)
-    assert len(rows) == len(sessions())
-    for session, numeric, explained in rows:
-        for label in re.findall(r"`([a-z0-9-]+)`", numeric):
+    """Every graded label exists and is of its kind: the in-class derivation and the homework are
+    numeric with per-student variants, the explanation has a rubric; each belongs to its session's
+    chapters (the in-class one is the session's in-class exercise)."""
+    plan, rows = sessions(), graded_rows()
+    assert [r[0] for r in rows] == [n for n, _ in plan], "one row per session, in order"
+    for (session, in_class, numeric, explained), (_, slots) in zip(rows, plan):
+        chapters = {stem for _, _, what in slots for stem in DOC.findall(what) if not what.startswith("in class")}
+        taught = [re.search(r"`([a-z0-9-]+)`", w).group(1) for _, _, w in slots if w.startswith("in class")]
+        assert in_class == taught, f"session {session}: the graded derivation is not the in-class exercise"
+        assert numeric and explained, f"session {session}: nothing graded"
+        for label in in_class + numeric:
             assert label in LABELS and REGISTRY[label].answer is not None, f"{label}: not a numeric exercise"
-            assert REGISTRY[label].variants, f"{label}: graded homework without per-student variants"
-        for label in re.findall(r"`([a-z0-9-]+)`", explained):
+            assert REGISTRY[label].variants, f"{label}: graded work without per-student variants"
+        for label in explained:
             assert label in LABELS and REGISTRY[label].answer is None, f"{label}: not an explanation"
             assert REGISTRY[label].rubric, f"{label}: an explanation without a rubric"
+        for label in in_class + numeric + explained:
+            assert label_chapters(label) & chapters, f"session {session}: {label} is not an exercise of its chapters"
+
+
+STUDENTS = [f"s{k:03d}" for k in range(200)]
+
+
+def test_what_the_guide_says_variants_prevent_holds_over_the_registry():
+    """The guide: classmates often draw the same parameters (for a one-parameter exercise with two
+    values, half the pairs); a copied number is wrong only when the parameters differ; the main
+    book's printed solutions answer no student's variant."""
+    from itertools import product
+
+    from ledger.exercises.instructor import answer
+    from ledger.exercises.registry import parameters
+
+    text = " ".join(plan_section().split())
+    assert "any two students share them half the time" in text and "not impossible" in text
+    graded = {label for _, a, b, _ in graded_rows() for label in a + b}
+    two_valued = [label for label in graded if [len(v) for v in REGISTRY[label].variants.values()] == [2]]
+    assert two_valued, "the guide's two-value example has no graded exercise"
+    for label in sorted(graded):
+        drawn = [tuple(sorted(parameters(label, s).items())) for s in STUDENTS]
+        pairs = [(a, b) for i, a in enumerate(drawn) for b in drawn[i + 1:]]
+        same = sum(a == b for a, b in pairs) / len(pairs)
+        combinations = 1
+        for values in REGISTRY[label].variants.values():
+            combinations *= len(values)
+        assert abs(same - 1 / combinations) < 0.1, f"{label}: {same:.2f} of pairs share parameters"
+        if label in two_valued:
+            assert 0.4 < same < 0.6, f"{label}: {same:.2f} of pairs share its two-valued parameter"
+        ex = REGISTRY[label]
+        book = answer(label)
+        for values in product(*ex.variants.values()):
+            variant = ex.answer(**dict(zip(ex.variants, values)))
+            assert abs(variant - book) > ex.rel_tol * abs(book), f"{label}: the book's answer answers {values}"
+
+
+def test_the_guide_states_the_exact_padding_bound():
+    """Chapter 02 gives the exact bound n >= 2L-1; the guide's objective (and the chapter's slide
+    lines) must not say n >= 2L."""
+    nb = nbformat.read(ROOT / "notebooks" / "02_correlation.ipynb", as_version=4)
+    lines = " ".join(v for c in nb.cells for v in c.metadata.get("tx_slides", {}).values())
+    for where, text in (("course guide", GUIDE), ("chapter 02's slide lines", lines)):
+        bounds = re.findall(r"n \\ge 2L(-1)?", text)
+        assert bounds and all(bounds), f"{where}: n >= 2L where the exact bound is 2L-1"

@@ -227,8 +227,12 @@ def test_glue_is_read_from_outputs_when_there_is_no_glue_file():
 # ---------------------------------------------------------------- lecture-grade decks (issue 18)
 
 MAX_WORDS = 60
-"""Words a slide may show outside its speaker notes (tables aside): a heading and a few short lines."""
+"""Words a slide may show outside its speaker notes: a heading and a few short lines. A table slide
+has its own limits (slides.TABLE_SLIDE_WORDS, its cells counted, and slides.TABLE_SLIDE_ROWS)."""
 PROSE_KINDS = {"objectives", "prose", "summary", "exercises"}
+SLIDES_PER_MINUTE = 2
+"""A deck has at most this many slides per minute of its chapter's "time to learn"."""
+TIME = re.compile(r"\*\*Time to learn\*\*:?\s*(\d+)\s*minutes")
 
 
 def slide_sections(page: str) -> list[tuple[dict, str]]:
@@ -240,25 +244,93 @@ def slide_sections(page: str) -> list[tuple[dict, str]]:
 
 
 def shown_words(body: str) -> int:
-    """Words a slide shows: its notes, tables, images and markup left out; a formula counts as one word."""
+    """Words a slide shows, a table's cells included: its notes, images and markup left out; a
+    formula counts as one word."""
     body = re.sub(r'<aside class="notes">.*?</aside>', " ", body, flags=re.DOTALL)
-    body = re.sub(r'<div class="slide-table">.*?</table>\s*</div>', " ", body, flags=re.DOTALL)
     body = re.sub(r"\\\[.*?\\\]|\\\(.*?\\\)", " formula ", body, flags=re.DOTALL)
     body = re.sub(r"<[^>]+>", " ", body)
     return len(html.unescape(body).split())
 
 
 def test_every_slide_is_short_and_every_prose_slide_has_notes(slides_dir):
+    """Every slide of every deck: at most MAX_WORDS words, or for a table slide at most
+    TABLE_SLIDE_WORDS words (cells counted) in at most TABLE_SLIDE_ROWS rows; only table slides
+    hold a table."""
+    sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    from slides import TABLE_SLIDE_ROWS, TABLE_SLIDE_WORDS
+
     for stem in chapters():
         sections = slide_sections((slides_dir / f"{stem}.html").read_text(encoding="utf-8"))
         assert sections, stem
         for k, (attrs, body) in enumerate(sections, 1):
             words = shown_words(body)
-            assert words <= MAX_WORDS, f"{stem} slide {k} ({attrs.get('kind')}) shows {words} words"
+            if attrs.get("kind") == "table":
+                rows = len(re.findall(r"<tbody>.*?</tbody>", body, re.DOTALL)) and \
+                    len(re.findall(r"<tr[ >]", re.search(r"<tbody>(.*?)</tbody>", body, re.DOTALL).group(1)))
+                assert 0 < rows <= TABLE_SLIDE_ROWS, f"{stem} slide {k} (table) shows {rows} rows"
+                assert words <= TABLE_SLIDE_WORDS, f"{stem} slide {k} (table) shows {words} words"
+            else:
+                assert "<table" not in body, f"{stem} slide {k} ({attrs.get('kind')}) holds a table"
+                assert words <= MAX_WORDS, f"{stem} slide {k} ({attrs.get('kind')}) shows {words} words"
             if attrs.get("kind") in PROSE_KINDS:
                 notes = re.search(r'<aside class="notes">(.*?)</aside>', body, re.DOTALL)
                 assert notes and len(re.sub(r"<[^>]+>", " ", notes.group(1)).split()) >= 5, \
                     f"{stem} slide {k} ({attrs.get('kind')}) has no speaker notes"
+
+
+def chapter_minutes(stem: str) -> int:
+    import nbformat
+
+    nb = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
+    found = TIME.search("\n".join(c.source for c in nb.cells[:4] if c.cell_type == "markdown"))
+    assert found, f"{stem} states no time to learn"
+    return int(found.group(1))
+
+
+def test_each_deck_fits_its_chapters_time(slides_dir):
+    """At most SLIDES_PER_MINUTE slides per minute of the chapter's time to learn."""
+    for stem in chapters():
+        count = len(slide_sections((slides_dir / f"{stem}.html").read_text(encoding="utf-8")))
+        minutes = chapter_minutes(stem)
+        assert count <= SLIDES_PER_MINUTE * minutes, f"{stem}: {count} slides for {minutes} minutes"
+
+
+def test_every_table_slide_names_what_it_shows(slides_dir):
+    """A table slide has a heading; a table the chapter shows under a caption (a short markdown line
+    its cell displays just before it, e.g. "**Hyena-2, S = 4,096**") carries that caption on every
+    slide of it; a table too long to project has one slide that says how many rows it has and links
+    the chapter."""
+    import json
+
+    from markdown_it import MarkdownIt
+
+    executed = ROOT / "_build" / "executed" / "notebooks"
+    captions = 0
+    for stem in chapters():
+        sections = slide_sections((slides_dir / f"{stem}.html").read_text(encoding="utf-8"))
+        tables = [body for attrs, body in sections if attrs.get("kind") in ("table", "reading-table")]
+        for body in tables:
+            heading = re.search(r"<h3>(.*?)</h3>", body, re.DOTALL)
+            assert heading and heading.group(1).strip(), f"{stem}: a table slide without a heading"
+        for attrs, body in sections:
+            if attrs.get("kind") == "reading-table":
+                assert re.search(r"A table of \d+ rows", body) and "notebooks/" + stem + ".html" in body, stem
+        notebook = json.loads((executed / f"{stem}.ipynb").read_text(encoding="utf-8"))
+        for cell in notebook["cells"]:
+            outputs = cell.get("outputs", [])
+            for before, after in zip(outputs, outputs[1:]):
+                text = before.get("data", {}).get("text/markdown")
+                table = after.get("data", {}).get("text/html")
+                if not text or not table or "<table" not in "".join(table):
+                    continue
+                caption = re.sub(r"<[^>]+>", "", MarkdownIt().renderInline("".join(text).strip()))
+                first_cell = re.search(r"<td[^>]*>(.*?)</td>", "".join(table), re.DOTALL).group(1)
+                holding = [b for b in tables if first_cell in b or "reading-table" in b]
+                assert holding, f"{stem}: the table captioned {caption!r} is on no slide"
+                assert all(html.escape(caption, quote=False) in b or caption in b for b in holding
+                           if first_cell in b), f"{stem}: a slide of the table {caption!r} lost its caption"
+                captions += 1
+    assert captions >= 1, "no captioned table found in the executed chapters (the test would check nothing)"
 
 
 def test_decks_start_with_objectives_and_end_with_exercises(slides_dir):
@@ -388,6 +460,38 @@ def test_no_figure_prints_labels_over_each_other():
                     overprinted += [f"{stem} cell {cell.get('id')} ({where}): {a!r} over {b!r}" for a, b in pairs]
     assert figures >= 20, f"only {figures} figures carry the overlap check: are they drawn with show()?"
     assert not overprinted, "labels printed over each other:\n" + "\n".join(overprinted)
+
+
+def test_a_cells_caption_goes_onto_every_slide_of_its_table_and_long_tables_are_for_reading():
+    import nbformat
+
+    sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    from slides import TABLE_MAX_SLIDES, Context, choose_slides, read_sections
+
+    def table(n, width=2):
+        head = "".join(f"<th>c{j}</th>" for j in range(width))
+        rows = "".join("<tr>" + "".join(f"<td>r{k} v{j}</td>" for j in range(width)) + "</tr>" for k in range(n))
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+    def shown(text, mime):
+        return nbformat.v4.new_output("display_data", data={mime: text})
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# A chapter\n\nFirst."),
+        nbformat.v4.new_markdown_cell("## Orders\n\nText.", metadata={"tx_slides": {"Orders": "- a line"}}),
+        nbformat.v4.new_code_cell("show()", outputs=[shown("**Model A, S = 4,096**", "text/markdown"),
+                                                     shown(table(12), "text/html")]),
+        nbformat.v4.new_markdown_cell("## Claims\n\nText.", metadata={"tx_slides": {"Claims": "- a line"}}),
+        nbformat.v4.new_code_cell("show()", outputs=[shown(table(100, 4), "text/html")]),
+    ])
+    ctx = Context("test", {}, citations={}, titles={}, chapter_page="../html/notebooks/test.html")
+    slides = choose_slides(read_sections(nb), ctx)
+    tables = [s for s in slides if s.kind == "table"]
+    assert len(tables) == 2 and all("<strong>Model A, S = 4,096</strong>" in s.html for s in tables)
+    assert all(s.html.count("<tr>") - 1 == 6 for s in tables), "12 rows split evenly, 6 and 6"
+    (reading,) = [s for s in slides if s.kind == "reading-table"]
+    assert "A table of 100 rows" in reading.html and 'href="../html/notebooks/test.html"' in reading.html
+    assert "r99" not in reading.html and TABLE_MAX_SLIDES >= 2
 
 
 def test_tall_tables_are_split_with_their_header_and_references_read_as_words():

@@ -178,3 +178,79 @@ def test_the_student_pdf_has_no_solution(student):
 def test_the_main_notebooks_still_have_their_solutions():
     for stem in chapters():
         assert blocks(stem, "solution"), f"notebooks/{stem}.ipynb has no solution block"
+
+
+# ---------------------------------------------------------------- the edition's own pages (guide, landing page, PDF link)
+
+TEACHER_ONLY = ("instructor", "exercises key", "key.csv", "make student", "make slides", "--students")
+
+
+def test_the_student_guide_has_the_schedule_grading_and_install_steps_but_no_teacher_tools(student):
+    main = page_text(MAIN / "book" / "course_guide.html")
+    mine = page_text(student / "html" / "book" / "course_guide.html")
+    for what in ("instructor.answer", "exercises key"):
+        assert what in main, f"the teacher's guide lost {what!r} (test broken)"
+    found = [w for w in TEACHER_ONLY if w in mine]
+    assert not found, f"the student course guide names the teacher's {found}"
+    for what in ("Five sessions", "Minute by minute", "Assessment plan", "Numeric homework", "Explanations",
+                 "In-class derivations on paper", "python3 -m venv .venv", "py -m venv .venv",
+                 r".venv\Scripts\activate", "source .venv/bin/activate", "for students"):
+        assert what in mine, f"the student course guide lacks {what!r}"
+    for path in (student / "html").rglob("*"):  # nor anywhere else in the site (search index included)
+        if path.suffix in (".html", ".js", ".txt"):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            assert "instructor.answer" not in text and "exercises key" not in text, f"{path}: the teacher's tools"
+
+
+def test_the_student_pdf_carries_the_student_guide(student):
+    text = " ".join(subprocess.run(["pdftotext", "-enc", "UTF-8", str(student / "student.pdf"), "-"],
+                                   capture_output=True, text=True, check=True).stdout.split())
+    assert "py -m venv .venv" in text and "Assessment plan" in text
+    assert "instructor.answer" not in text and "exercises key" not in text and "key.csv" not in text
+
+
+def test_the_student_landing_page_promises_no_solution_and_links_its_own_pdf(student):
+    """The landing page says the worked solutions are in the teacher's edition, and its PDF link opens
+    the student PDF beside the pages (none names `make pdf`, which students cannot run)."""
+    intro = student / "html" / "book" / "intro.html"
+    text = page_text(intro).replace("\u2019", "'")  # the build's typographic apostrophes
+    sentences = [s for s in re.split(r"(?<=[.;])\s", text) if "solution" in s.lower()]
+    assert sentences and all("teacher's edition" in s or "no solution" in s or "statements only" in s
+                             for s in sentences), f"the landing page promises solutions: {sentences}"
+    assert "statements only" in text and "make pdf" not in text
+    markup = intro.read_text(encoding="utf-8")
+    links = re.findall(r'<a class="tx-(?:student-)?pdf" href="([^"]+)"', markup)
+    assert links == ["../student.pdf"], links
+    assert (intro.parent / links[0]).resolve() == (student / "html" / "student.pdf").resolve()
+    assert (student / "html" / "student.pdf").read_bytes() == (student / "student.pdf").read_bytes()
+    assert "tx-pdf-missing" not in markup
+
+
+def test_the_student_guide_and_landing_page_rewrites():
+    """Without a build: the teacher blocks go and the student blocks show; an unmatched marker or a
+    missing PDF sentence is refused; without a PDF the sentence goes."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    from student import StudentError, student_guide, student_intro
+
+    guide = "# G\n\nBoth.\n\n<!-- teacher-edition -->\nKey: secret.\n<!-- /teacher-edition -->\n<!-- student-edition\nFor you.\n-->\n\nEnd.\n"
+    assert student_guide(guide) == "# G\n\nBoth.\n\nFor you.\n\nEnd.\n"
+    with pytest.raises(StudentError):
+        student_guide("# G\n\nno teacher block\n")
+    with pytest.raises(StudentError):
+        student_guide(guide + "<!-- student-edition\nunclosed\n")
+    real = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
+    with_pdf, without = student_intro(real, True), student_intro(real, False)
+    assert 'href="../student.pdf"' in with_pdf and "make pdf" not in with_pdf
+    assert "student.pdf" not in without and "tx-pdf" not in without and "make pdf" not in without
+    with pytest.raises(StudentError):
+        student_intro("# Intro\n\nNo PDF here.\n", True)
+
+
+def test_the_student_readme_gives_per_os_install_steps(student):
+    readme = (student / "README.md").read_text(encoding="utf-8")
+    for step in ("python3 -m venv .venv", "source .venv/bin/activate", "py -m venv .venv", r".venv\Scripts\activate"):
+        assert step in readme, f"README.md lacks {step!r}"
+    requirements = (student / "requirements.txt").read_text(encoding="utf-8")
+    assert "py -m venv" in requirements and "python3 -m venv" in requirements

@@ -10,6 +10,12 @@ speaker view of reveal.js's notes plugin, shipped with the deck). In order:
   section's paragraphs), then one slide per display equation, table and figure the section shows
   (outputs, markdown tables and glued figures); figures are the slide-size drawings
   `ledger.figures.show` keeps in the output's metadata (larger type, at least 18 px on the slide);
+  a table keeps its caption (a short markdown line the same cell shows just before it, such as
+  "**Hyena-2, S = 4,096**", or the short bold or colon-ended paragraph just before a markdown
+  table), so that a projected table names what it shows; a table is split over slides of at most
+  TABLE_SLIDE_ROWS rows and TABLE_SLIDE_WORDS words, and one that would need more than
+  TABLE_MAX_SLIDES slides is a page for reading: one slide names it, says how many rows it has and
+  links the chapter;
 - the summary, and last the exercises: each label with one line (notes: the statements);
 - Prerequisites, Imports and the widget sections (Explore...) are left out.
 
@@ -130,6 +136,44 @@ def _output_html(output) -> str | None:
     return None
 
 
+CAPTION_WORDS = 20
+"""A markdown output or paragraph of at most this many words just before a table is its caption."""
+
+
+def _caption_text(output) -> str | None:
+    """The text of a short markdown (or plain-HTML) output that can caption the table after it."""
+    if output.get("output_type") not in ("display_data", "execute_result"):
+        return None
+    data = output.get("data", {})
+    for mime in ("text/markdown", "text/html"):
+        if mime in data:
+            text = data[mime] if isinstance(data[mime], str) else "".join(data[mime])
+            if "<table" in text or "<img" in text:
+                return None
+            if mime == "text/markdown":
+                text = MD.renderInline(text.strip())
+            words = re.sub(r"<[^>]+>", " ", text).split()
+            return text.strip() if 0 < len(words) <= CAPTION_WORDS else None
+    return None
+
+
+def _captioned_outputs(outputs) -> list[str]:
+    """The figures and tables of one cell's outputs (_output_html), each table with the caption the
+    cell showed just before it (a short markdown line), as <p class="table-caption">."""
+    shown, caption = [], None
+    for output in outputs:
+        markup = _output_html(output)
+        if markup is None:
+            caption = _caption_text(output) or (caption if output.get("output_type") == "stream" else None)
+            continue
+        if caption and _output_kind(markup) == "table":
+            markup = markup.replace('<div class="slide-table">', f'<div class="slide-table"><p class="table-caption">'
+                                    f'{caption}</p>', 1)
+        shown.append(markup)
+        caption = None
+    return shown
+
+
 def read_sections(notebook) -> list[Section]:
     """The chapter as a list of sections, each with its markdown and the outputs the page shows."""
     sections = [Section(0, "")]
@@ -148,7 +192,7 @@ def read_sections(notebook) -> list[Section]:
                 if body.strip():
                     sections[-1].markdown.append(body)
         elif cell.cell_type == "code" and not tags & HIDDEN_OUTPUT_TAGS:
-            shown = [h for h in (_output_html(o) for o in cell.get("outputs", [])) if h]
+            shown = _captioned_outputs(cell.get("outputs", []))
             if kind in ("slide", "subslide"):
                 sections[-1].forced.extend(("html", h) for h in shown)
             else:
@@ -432,8 +476,10 @@ def choose_slides(sections: list[Section], ctx: Context) -> list[Slide]:
             for block in blocks:
                 if _kind(block) == "math_block" and block not in shown:
                     slides.append(Slide(f"<h3>{heading}</h3>{_render([block])}", "equation"))
-            for table in (b for b in blocks if _kind(b) == "table"):
-                slides += _table_slides(heading, f'<div class="slide-table">{_render([table])}</div>')
+            for k, block in enumerate(blocks):
+                if _kind(block) == "table":
+                    caption = _markdown_caption(blocks[k - 1]) if k else ""
+                    slides += _table_slides(heading, f'<div class="slide-table">{caption}{_render([block])}</div>', ctx)
             for key in GLUE_FIGURE.findall(text):
                 shown_html = _output_html(ctx.glue_outputs.get(key, {"output_type": "display_data"}))
                 if shown_html is None:
@@ -441,7 +487,7 @@ def choose_slides(sections: list[Section], ctx: Context) -> list[Slide]:
                 slides.append(Slide(f"<h3>{heading}</h3>{shown_html}", _output_kind(shown_html)))
             for shown_html in section.outputs:
                 if _output_kind(shown_html) == "table":
-                    slides += _table_slides(heading, shown_html)
+                    slides += _table_slides(heading, shown_html, ctx)
                 else:
                     slides.append(Slide(f"<h3>{heading}</h3>{shown_html}", "figure"))
         for kind, forced in section.forced:
@@ -452,39 +498,102 @@ def choose_slides(sections: list[Section], ctx: Context) -> list[Slide]:
     return slides
 
 
-TABLE_SLIDE_CHARS = 700
-"""About as much table text (header and rows) as a slide holds at its table type size; a longer
-table goes on several slides, each with the header."""
-TABLE_SLIDE_ROWS = 12
+def _markdown_caption(block: list) -> str:
+    """A paragraph that captions the markdown table after it (all bold, or ending with a colon, and
+    at most CAPTION_WORDS words), as <p class="table-caption">; "" otherwise."""
+    if _kind(block) != "paragraph":
+        return ""
+    inline = block[1].content.strip()
+    bold = re.fullmatch(r"\*\*[^*]+\*\*[.:]?", inline)
+    if not (bold or inline.endswith(":")) or len(inline.split()) > CAPTION_WORDS:
+        return ""
+    return f'<p class="table-caption">{MD.renderInline(inline)}</p>'
 
 
-def split_table(markup: str) -> list[str]:
-    """A table's HTML as one or more tables of consecutive rows, each with the header, so that each
-    fits a slide (at most TABLE_SLIDE_ROWS rows and about TABLE_SLIDE_CHARS characters of text)."""
+TABLE_SLIDE_ROWS = 8
+"""Body rows a table slide shows at most (the header is repeated on every slide)."""
+TABLE_SLIDE_WORDS = 90
+"""Words a table slide shows at most, its heading, caption, header and cells counted: a table is
+read by column and its cells are mostly numbers, so it may show more than a prose slide's 60."""
+TABLE_MAX_SLIDES = 3
+"""A table that would need more slides than this is a page for reading, not slides: one slide names
+it and links the chapter (reading_table_slide)."""
+
+
+def _words(markup: str) -> int:
+    return len(html.unescape(re.sub(r"<[^>]+>", " ", markup)).split())
+
+
+def _table_parts(markup: str) -> tuple[str, list[str], str] | None:
+    """(everything up to the body rows, the body rows, the rest) of a table's HTML; None when it is not one."""
     match = re.search(r"(?s)^(?P<head>.*?<table[^>]*>(?:\s*<caption>.*?</caption>)?\s*(?:<thead>.*?</thead>)?)"
                       r"\s*(?:<tbody>)?(?P<rows>.*?)(?:</tbody>)?\s*(?P<tail></table>.*)$", markup)
     if not match:
-        return [markup]
-    rows = re.findall(r"(?s)<tr>.*?</tr>", match.group("rows"))
-    text = lambda h: len(re.sub(r"<[^>]+>", "", h))  # noqa: E731
-    budget = max(TABLE_SLIDE_CHARS - text(match.group("head")), 200)
-    chunks, current, size = [], [], 0
+        return None
+    return match.group("head"), re.findall(r"(?s)<tr[^>]*>.*?</tr>", match.group("rows")), match.group("tail")
+
+
+def _chunks(rows: list[str], budget: int) -> list[list[str]]:
+    """Consecutive rows in the fewest slides that keep each within TABLE_SLIDE_ROWS rows and `budget`
+    words, as even as that allows (9 rows make 5 and 4, not 8 and 1)."""
+    for count in range(1, len(rows) + 1):
+        size, extra = divmod(len(rows), count)
+        chunks, start = [], 0
+        for k in range(count):
+            end = start + size + (k < extra)
+            chunks.append(rows[start:end])
+            start = end
+        if all(len(c) <= TABLE_SLIDE_ROWS and sum(_words(r) for r in c) <= budget for c in chunks):
+            return chunks
+    chunks, current, used = [], [], 0  # rows of uneven length: fill each slide in turn
     for row in rows:
-        if current and (len(current) >= TABLE_SLIDE_ROWS or size + text(row) > budget):
+        if current and (len(current) >= TABLE_SLIDE_ROWS or used + _words(row) > budget):
             chunks.append(current)
-            current, size = [], 0
+            current, used = [], 0
         current.append(row)
-        size += text(row)
-    if current:
-        chunks.append(current)
+        used += _words(row)
+    return chunks + [current] if current else chunks
+
+
+def split_table(markup: str, heading: str = "") -> list[str]:
+    """A table's HTML as one or more tables of consecutive rows, each with the header (and caption),
+    so that each fits a slide: at most TABLE_SLIDE_ROWS rows and TABLE_SLIDE_WORDS words with `heading`."""
+    parts = _table_parts(markup)
+    if not parts:
+        return [markup]
+    head, rows, tail = parts
+    budget = max(TABLE_SLIDE_WORDS - _words(head) - _words(heading) - 3, 1)  # 3: "(1 of 2)"
+    chunks = _chunks(rows, budget)
     if len(chunks) <= 1:
         return [markup]
-    return [f"{match.group('head')}<tbody>{''.join(c)}</tbody>{match.group('tail')}" for c in chunks]
+    return [f"{head}<tbody>{''.join(c)}</tbody>{tail}" for c in chunks]
 
 
-def _table_slides(heading: str, table: str) -> list[Slide]:
-    """One slide per part of a table (split_table), the heading numbered "(1 of 2)" when it is split."""
-    parts = split_table(table)
+READING_COLUMN_WORDS = 30
+"""A reading table's slide names its columns when their names take at most this many words."""
+
+
+def reading_table_slide(heading: str, table: str, ctx: Context) -> Slide:
+    """The one slide of a table too long to project (more than TABLE_MAX_SLIDES slides): its heading and
+    caption, how many rows it has and what its columns are, and a link to the chapter where it is read."""
+    caption = re.search(r'<p class="table-caption">.*?</p>', table, re.DOTALL)
+    parts = _table_parts(table)
+    rows = len(parts[1]) if parts else 0
+    columns = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+               for c in re.findall(r"(?s)<th[^>]*>(.*?)</th>", parts[0] if parts else "")]
+    named = ", ".join(html.escape(c) for c in columns if c)
+    return Slide(f"<h3>{heading}</h3>{caption.group(0) if caption else ''}"
+                 f'<p class="reading-table">A table of {rows} rows for reading, not projecting'
+                 f"{f' (columns: {named})' if named and len(named.split()) <= READING_COLUMN_WORDS else ''}: "
+                 f'<a href="{ctx.chapter_page}">read it in the chapter</a>.</p>', "reading-table")
+
+
+def _table_slides(heading: str, table: str, ctx: Context | None = None) -> list[Slide]:
+    """One slide per part of a table (split_table), the heading numbered "(1 of 2)" when it is split;
+    one reading_table_slide for a table that would take more than TABLE_MAX_SLIDES."""
+    parts = split_table(table, heading)
+    if len(parts) > TABLE_MAX_SLIDES and ctx is not None:
+        return [reading_table_slide(heading, table, ctx)]
     if len(parts) == 1:
         return [Slide(f"<h3>{heading}</h3>{table}", "table")]
     return [Slide(f"<h3>{heading} ({k} of {len(parts)})</h3>{part}", "table") for k, part in enumerate(parts, 1)]
@@ -539,6 +648,8 @@ CSS = """.reveal { font-size: 38px; }
 .reveal .equation { text-align: center; font-size: 1em; }
 .reveal img.figure { display: block; margin: 0 auto; max-width: 100%; height: 590px; object-fit: contain; }
 .reveal .slide-table { font-size: 0.55em; overflow-x: auto; }
+.reveal .slide-table .table-caption { font-weight: bold; margin: 0 0 0.3em; text-align: center; }
+.reveal .reading-table { font-size: 0.8em; }
 .reveal .slide-table table { margin: 0 auto; border-collapse: collapse; }
 .reveal .slide-table th, .reveal .slide-table td { padding: 0.15em 0.5em; border-bottom: 1px solid #ccc; }
 .reveal ul.exercises { font-size: 0.8em; }

@@ -16,7 +16,11 @@
   text uses, put back from the `.glue.json` files myst-nb writes beside them), built with execution
   off. The page sources (_sources/*.ipynb, offered for download) are these same solution-free copies.
   The slides the chapter pages link are copied in from the main book's slides/ (`make slides`).
-- student.pdf: the same solution-free book printed to one PDF (single-page build, book/_ext/print_pdf.py).
+  Two pages differ from the main book's: the course guide is its student version (the teacher-only
+  blocks of book/course_guide.md dropped, its student-only blocks shown: `student_guide`), and the
+  landing page links this edition's PDF, or none (`student_intro`).
+- student.pdf: the same solution-free book printed to one PDF (single-page build, book/_ext/print_pdf.py),
+  also copied into html/ beside index.html, where the landing page links it.
 """
 from __future__ import annotations
 
@@ -49,8 +53,47 @@ STUDENT_PACKAGES = ("numpy", "matplotlib", "ipywidgets", "ipykernel", "ipython")
 LIBRARY = ["ledger", "data", "pyproject.toml"]
 
 
+TEACHER_BLOCK = re.compile(r"^<!-- teacher-edition -->\n.*?^<!-- /teacher-edition -->\n?", re.MULTILINE | re.DOTALL)
+STUDENT_BLOCK = re.compile(r"^<!-- student-edition\n(?P<text>.*?)^-->\n?", re.MULTILINE | re.DOTALL)
+GUIDE = "book/course_guide.md"
+INTRO = "book/intro.md"
+# The landing page's paragraph on the PDF of the main book, which `make pdf` writes: the student
+# edition links its own PDF instead (STUDENT_PDF, beside index.html), or says nothing of a PDF.
+BOOK_PDF_SENTENCE = re.compile(r"For paper there is\s*<a class=\"tx-pdf\"[^>]*>[^<]*</a>.*?(?=\n\n|\Z)", re.DOTALL)
+STUDENT_PDF = "student.pdf"
+STUDENT_PDF_SENTENCE = (f'For paper there is <a class="tx-student-pdf" href="../{STUDENT_PDF}">this edition as one PDF</a>, '
+                        "every chapter in order with its figures, formulas, numbers and the bibliography, and no "
+                        "solution.")
+STUDENT_PDF_LINK = re.compile(r'<a class="tx-student-pdf" href="[^"]*">(?P<text>[^<]*)</a>')
+
+
 class StudentError(Exception):
     """A chapter the builder cannot turn into its student version; the message names it."""
+
+
+def student_guide(text: str) -> str:
+    """The student version of the course guide: every `<!-- teacher-edition -->` ... `<!--
+    /teacher-edition -->` block dropped (the answer key, the instructor API, the build commands)
+    and every `<!-- student-edition ... -->` comment shown as text. A StudentError when the guide
+    has no teacher block or leaves a marker unmatched."""
+    teacher = TEACHER_BLOCK.findall(text)
+    if not teacher:
+        raise StudentError(f"{GUIDE} has no <!-- teacher-edition --> block: the student guide would be the teacher's")
+    guide = STUDENT_BLOCK.sub(lambda m: m["text"], TEACHER_BLOCK.sub("", text))
+    left = re.findall(r"<!-- /?(?:teacher|student)-edition", guide)
+    if left:
+        raise StudentError(f"{GUIDE}: an unmatched edition marker ({left[0]!r}...)")
+    return re.sub(r"\n{3,}", "\n\n", guide)
+
+
+def student_intro(text: str, pdf: bool) -> str:
+    """The landing page for the student edition: its sentence on the main book's PDF (which `make
+    pdf` writes, and students cannot) links this edition's PDF when there is one, and goes when
+    there is none. A StudentError when the sentence is not found."""
+    if not BOOK_PDF_SENTENCE.search(text):
+        raise StudentError(f"{INTRO}: the sentence linking the book's PDF (\"For paper there is <a "
+                           f"class=\"tx-pdf\" ...\") is not found; update student.py with it")
+    return BOOK_PDF_SENTENCE.sub(lambda m: STUDENT_PDF_SENTENCE if pdf else "", text).replace(" \n\n", "\n\n")
 
 
 def strip_solutions(text: str) -> str:
@@ -130,7 +173,8 @@ def requirements(book_requirements: Path, jupyterlab: str, jupyterlab_myst: str)
     if missing:
         raise StudentError(f"{book_requirements} pins no {', '.join(missing)}, which the chapters import")
     lines = ["# The chapters' packages and JupyterLab with its MyST renderer; from this folder:",
-             "#   python3 -m venv .venv && .venv/bin/pip install -r requirements.txt", "-e ."]
+             "#   Linux, macOS: python3 -m venv .venv && .venv/bin/pip install -r requirements.txt",
+             "#   Windows:      py -m venv .venv && .venv\\Scripts\\pip install -r requirements.txt", "-e ."]
     lines += [f"{p}=={pins[p]}" for p in STUDENT_PACKAGES]
     lines += [f"jupyterlab=={jupyterlab}", f"jupyterlab-myst=={jupyterlab_myst}"]
     return "\n".join(lines) + "\n"
@@ -140,14 +184,29 @@ README = """# {title}: student folder
 
 The chapters as notebooks, without solutions, with the `ledger` library they use.
 
-Install (Python 3.11 or newer; about 300 MB; once):
+Install (Python 3.11 or newer; about 300 MB; once), in this folder.
+
+Linux and macOS, in a terminal:
 
     python3 -m venv .venv
-    .venv/bin/pip install -r requirements.txt        (Windows: .venv\\Scripts\\pip ...)
+    source .venv/bin/activate
+    pip install -r requirements.txt
 
-Open the chapters:
+Windows, in PowerShell or the command prompt (`py` is the launcher the python.org installer puts
+on the path; `python3` often does not exist on Windows):
 
-    .venv/bin/jupyter lab notebooks/
+    py -m venv .venv
+    .venv\\Scripts\\activate
+    pip install -r requirements.txt
+
+Open the chapters (each time: activate as above first, with `source .venv/bin/activate` or
+`.venv\\Scripts\\activate`):
+
+    jupyter lab notebooks/
+
+If PowerShell refuses to run the activation script, allow it once with
+`Set-ExecutionPolicy -Scope CurrentUser RemoteSigned`, or call `.venv\\Scripts\\pip` and
+`.venv\\Scripts\\jupyter` directly.
 
 Run a chapter from the top (Run > Run All Cells): its prose numbers then show. In each chapter's
 Exercises section set `STUDENT_ID` to the identifier your teacher gave you; the statements then
@@ -198,6 +257,9 @@ def build_html(executed: Path, source: Path, out: Path, stems: list[str], jupyte
     src.mkdir(parents=True)
     for name in COPIED:
         (shutil.copytree if (ROOT / name).is_dir() else shutil.copy2)(ROOT / name, src / name)
+    (src / GUIDE).write_text(student_guide((ROOT / GUIDE).read_text(encoding="utf-8")), encoding="utf-8")
+    (src / INTRO).write_text(student_intro((ROOT / INTRO).read_text(encoding="utf-8"), pdf is not None),
+                             encoding="utf-8")
     (src / "_config.yml").write_text(yaml.safe_dump(student_config(ROOT / "_config.yml", executed), sort_keys=False),
                                      encoding="utf-8")
     (src / "notebooks").mkdir()
@@ -214,6 +276,9 @@ def build_html(executed: Path, source: Path, out: Path, stems: list[str], jupyte
         if done.returncode != 0:
             raise StudentError("the student book's single page did not build:\n" + done.stdout[-4000:]
                                + done.stderr[-4000:])
+        for page in (src / "_build" / "singlehtml").rglob("*.html"):  # the PDF names itself: no link
+            page.write_text(STUDENT_PDF_LINK.sub(lambda m: m["text"], page.read_text(encoding="utf-8")),
+                            encoding="utf-8")
         printed = subprocess.run([sys.executable, str(ROOT / "book" / "_ext" / "print_pdf.py"),
                                   str(src / "_build" / "singlehtml"), str(pdf)], capture_output=True, text=True,
                                  check=False)
@@ -224,6 +289,8 @@ def build_html(executed: Path, source: Path, out: Path, stems: list[str], jupyte
     shutil.move(src / "_build" / "html", out)
     shutil.rmtree(src)
     shutil.copytree(slides, out / "slides")
+    if pdf is not None:
+        shutil.copy2(pdf, out / STUDENT_PDF)
 
 
 def main(argv: list[str] | None = None) -> int:
