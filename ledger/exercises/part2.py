@@ -5,6 +5,8 @@ an explanation is registered with `explained` and a marking rubric; its label is
 with `-why`, named in the statement."""
 from __future__ import annotations
 
+import math
+
 from .. import article, reconcile
 from ..settings import Settings
 from ..shapes import LLAMA3_8B
@@ -50,7 +52,7 @@ numeric("rc-ckpt", _rc_ckpt, rel_tol=0.0002, variants={"seq_len": (16384, 32768)
 explained("rc-ckpt-why", rubric="says the LM head (forward only) and the input lookup are never recomputed; "
                                 "says only the blocks take the factor 4/3, so the whole is below it.")
 numeric("rc-savanna-vocab", lambda vocab=512, seq_len=4096: _rc_savanna({"vocab": vocab}, seq_len),
-        rel_tol=0.0005, variants={"vocab": (256, 1024, 4096)},
+        rel_tol=0.0005, variants={"vocab": (2048, 4096, 8192)},
         hint="one shape switch only: the vocabulary; the MLP keeps the ledger's width")
 explained("rc-savanna-why", rubric="compares the two one-switch ratios with Savanna's own default ratio; concludes "
                                    "that the model Savanna assumes (MLP rule and byte vocabulary), not its FFT "
@@ -170,7 +172,8 @@ def _ai_decode_mlp(batch: int = 1) -> float:
 
 
 def _ai_ridge_bw(bandwidth: float = 6.7e12) -> float:
-    return article.ridge_batch(LLAMA3_8B.hidden, LLAMA3_8B.hidden, ILLUSTRATIVE_PEAK, bandwidth)
+    """The smallest whole micro-batch at which the q projection is compute-bound: the ridge, rounded up."""
+    return float(math.ceil(article.ridge_batch(LLAMA3_8B.hidden, LLAMA3_8B.hidden, ILLUSTRATIVE_PEAK, bandwidth)))
 
 
 def _ai_tp_ridge(bandwidth: float = ILLUSTRATIVE_BANDWIDTH) -> float:
@@ -182,9 +185,8 @@ numeric("ai-decode-mlp-intensity", _ai_decode_intensity, rel_tol=0.005, unit="FL
         variants={"batch": (2, 4, 8)}, hint="count the FLOPs of the product and the bytes of its three operands")
 numeric("ai-decode-mlp", _ai_decode_mlp, rel_tol=0.005, unit="%", variants={"batch": (2, 4, 8)},
         hint="below the ridge the attainable rate is set by the bandwidth, not by the peak")
-numeric("ai-ridge-bw", _ai_ridge_bw, rel_tol=0.005, unit="tokens", variants={"bandwidth": (4.0e12, 5.0e12, 8.0e12)},
-        traps=[(article.ridge_batch(LLAMA3_8B.hidden, LLAMA3_8B.hidden, ILLUSTRATIVE_PEAK, ILLUSTRATIVE_BANDWIDTH),
-                "the ridge at the old bandwidth")],
+numeric("ai-ridge-bw", _ai_ridge_bw, rel_tol=1e-9, unit="tokens", variants={"bandwidth": (4.0e12, 5.0e12, 8.0e12)},
+        traps=[(_ai_ridge_bw(ILLUSTRATIVE_BANDWIDTH), "the ridge at the old bandwidth")],
         hint="set the product's intensity equal to peak over bandwidth and solve for the tokens")
 numeric("ai-tp-ridge", _ai_tp_ridge, rel_tol=1e-9, variants={"bandwidth": (1.6e12, 2.0e12, 6.7e12, 13.4e12)},
         hint="the intensity of a token-by-column product is symmetric in its two outer sizes")
@@ -240,6 +242,19 @@ numeric("am-vocab", _am_vocab, rel_tol=0.005, unit="words", variants={"block": (
 explained("am-vocab-why", rubric="says Llama-3.2-1B has fewer layers (16 against 22) to set against its dense LM "
                                  "head, so the head must shrink further; says its wider MLP pulls the other way, "
                                  "less.")
+def _am_long_fft(seq_len: int = 16384) -> float:
+    """How many times the FLOPs per token of SmolLM-135M's per-sequence long-convolution transforms at
+    `seq_len` exceed those at 2,048 tokens (FFT length 2S: log2(2S)/log2(4,096))."""
+    from ..passes import long_conv_per_channel
+
+    def per_token(s: int) -> float:
+        per_channel = long_conv_per_channel(Settings(variant="hyena2", seq_len=s, shape=_config("SmolLM-135M")))
+        return sum(c.flops for c in per_channel if c.per == "sequence" and c.cls == "transform") / s
+    return per_token(seq_len) / per_token(2048)
+
+
+numeric("am-long-fft", _am_long_fft, rel_tol=0.001, variants={"seq_len": (8192, 32768, 65536)},
+        hint="a real FFT of length n costs C n log2 n; per token of a sequence of S tokens, with n = 2S.")
 numeric("am-long", _am_long, rel_tol=0.005, unit="%", variants={"seq_len": (8192, 32768, 65536)},
         hint="which costs per token grow with the sequence length, and which do not?")
 explained("am-long-why", rubric="says the long convolutions' FFTs cost O(log S) more per token as S grows (FFT "
