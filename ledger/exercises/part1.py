@@ -138,10 +138,10 @@ explained("passes-hybrid-why", rubric="says the optical work falls with the frac
                                       "move (an attention layer costs about as much as the Hyena layer it replaces); "
                                       "concludes the optical work moves more and the dilution is the smaller effect.")
 numeric("passes-mask-count", lambda seq_len=2048: _weight_mask_values(seq_len), rel_tol=1e-9, unit="complex values",
-        variants={"seq_len": (1024, 4096, 8192)},
+        variants={"seq_len": (1024, 8192, 16384)},
         hint="count the bins of one filter's one-sided spectrum, the filters per channel, and the visits per step.")
 numeric("passes-mask-count-dw", _dw_mask_values, rel_tol=1e-9, unit="complex values",
-        variants={"seq_len": (1024, 4096, 8192)},
+        variants={"seq_len": (1024, 8192, 16384)},
         hint="the dW masks hold a spectrum of the input for every sequence of the step.")
 explained("passes-mask-count-why", rubric="says the weight masks are the filters' spectra, the same for every sequence, "
                                           "while the dW masks hold each sequence's own input spectrum; so the dW count "
@@ -199,18 +199,18 @@ explained("amdahl-fft-constant-why", rubric="says doubling every transform's pri
                                             "change: Hyena-2 stays far below one percent.")
 numeric("amdahl-block-size",
         lambda block=1024: _pct(step_row(variant="hyena2_circulant", seq_len=4096, block=block).static_share),
-        rel_tol=0.001, unit="%", variants={"block": (128, 512, 2048)},
+        rel_tol=0.001, unit="%", variants={"block": (32, 512, 2048)},
         hint="the static share leaves out the data-by-data products, which change with the block.")
 def _block_row(block: int):
     return step_row(variant="hyena2_circulant", seq_len=4096, block=block)
 
 
 numeric("amdahl-block-size-step", lambda block=1024: _pct(_block_row(block).step_share), rel_tol=0.001, unit="%",
-        variants={"block": (128, 512, 2048)}, hint="the optical work over the whole step.")
+        variants={"block": (32, 512, 2048)}, hint="the optical work over the whole step.")
 numeric("amdahl-block-size-data", lambda block=1024: _pct(_block_row(block).data_part), rel_tol=0.001, unit="%",
-        variants={"block": (128, 512, 2048)}, hint="the data-by-data products' part of the optical work.")
+        variants={"block": (32, 512, 2048)}, hint="the data-by-data products' part of the optical work.")
 numeric("amdahl-block-size-amdahl", lambda block=1024: _block_row(block).amdahl_static, rel_tol=0.0002, unit="x",
-        variants={"block": (128, 512, 2048)}, hint="the bound from the static share, not from the step share.")
+        variants={"block": (32, 512, 2048)}, hint="the bound from the static share, not from the step share.")
 explained("amdahl-block-size-why", rubric="says a circulant matrix's Fourier-domain products cost about 3MK/b per token "
                                           "and shrink as the blocks grow while its transforms grow only with log2 b, "
                                           "and the dense LM head does not shrink; says the static share falls less "
@@ -311,9 +311,9 @@ def _fp32_held(steps: int = 4):
 
 
 numeric("layer-major-fp32-boundary", lambda steps=4: _fp32_held(steps).boundary_bytes / 1e9, rel_tol=0.001, unit="GB",
-        variants={"steps": (2, 8)}, hint="one hidden vector per token of the step, at four bytes a value.")
+        variants={"steps": (3, 8)}, hint="one hidden vector per token of the step, at four bytes a value.")
 numeric("layer-major-fp32-inputs", lambda steps=4: _fp32_held(steps).checkpoint_bytes / 1e12, rel_tol=0.001,
-        unit="TB", variants={"steps": (2, 8)}, hint="one boundary for every layer.")
+        unit="TB", variants={"steps": (3, 8)}, hint="one boundary for every layer.")
 explained("layer-major-fp32-why", rubric="says one boundary fits in HBM, every layer's input only sharded over the "
                                          "cluster's HBM, and the kept spectra exceed the whole cluster's HBM, so they "
                                          "would live in host memory or be recomputed; says layer-major order makes a "
@@ -322,7 +322,7 @@ numeric("layer-major-fp32",
         lambda steps=4: _schedule.held_activations(Settings(variant="hyena2", seq_len=4096,
                                                             step_tokens=steps * 1_048_576),
                                                    bytes_per_value=4).spectra_bytes / 1e12,
-        rel_tol=0.001, unit="TB", variants={"steps": (2, 8)},
+        rel_tol=0.001, unit="TB", variants={"steps": (3, 8)},
         hint="the kept spectra grow with the tokens of the step and with the bytes per value.")
 numeric("layer-major-micro-batch",
         lambda micro_batch=8: float(_schedule.schedule_cost(Settings(variant="hyena2", seq_len=2048),
