@@ -183,6 +183,8 @@ def test_a_variant_must_leave_out_the_books_value():
         registry.numeric("test-bad-variant", _shaped, variants={"seq_len": (2048, 4096)})
     with pytest.raises(LedgerError, match="not a keyword parameter"):
         registry.numeric("test-bad-variant", _shaped, variants={"hidden": (4096,)})
+    with pytest.raises(LedgerError, match="repeat a row"):
+        registry.numeric("test-bad-variant", _shaped, variants={"seq_len": (4096, 4096), "step_tokens": (8, 8)})
     assert "test-bad-variant" not in REGISTRY
 
 

@@ -127,11 +127,11 @@ def _weight_mask_values(seq_len: int) -> float:
 
 
 numeric("passes-hybrid", lambda fraction=0.5: _hybrid_step_share(fraction), rel_tol=0.005, unit="%",
-        variants={"fraction": (0.25, 0.75)},
+        variants={"fraction": (0.25, 0.75, 0.375, 0.625)},
         hint="the layers that keep attention lose their long convolutions.")
 numeric("passes-hybrid-static",
         lambda fraction=0.5: _pct(step_row(variant="hybrid", seq_len=4096, hybrid_attention_fraction=fraction).static_share),
-        rel_tol=0.005, unit="%", variants={"fraction": (0.25, 0.75)},
+        rel_tol=0.005, unit="%", variants={"fraction": (0.25, 0.75, 0.375, 0.625)},
         hint="the static share leaves out the data-by-data products.")
 explained("passes-hybrid-why", rubric="says the optical work falls with the fraction of layers that keep Hyena (each "
                                       "attention layer removes its long convolutions), while the step's FLOPs barely "
@@ -267,7 +267,7 @@ explained("masks-encoding-why", rubric="says the superpixel costs 16 times the f
                                        "into whole frames, rounded up.")
 numeric("masks-step-size",
         lambda step_tokens=2_097_152: step_row(variant="hyena2", seq_len=2048, step_tokens=step_tokens).digital_step_s,
-        rel_tol=0.002, unit="s", variants={"step_tokens": (4_194_304, 8_388_608)},
+        rel_tol=0.002, unit="s", variants={"step_tokens": (4_194_304, 8_388_608, 16_777_216)},
         hint="which of the two grows with the tokens of the step?")
 explained("masks-step-size-why", rubric="says the weight-mask time stays the same (the same filters, written twice per "
                                       "step whatever its size), the digital step and the data-by-data masks double with the tokens, "
@@ -276,13 +276,13 @@ numeric("masks-faster-device",
         lambda frame_factor=10, values_per_pixel=4: step_row(
             variant="hyena2_circulant", seq_len=4096, frame_rate=frame_factor * 1031,
             values_per_pixel=values_per_pixel).weight_mask_s,
-        rel_tol=0.01, unit="s", variants={"frame_factor": (5, 20), "values_per_pixel": (2, 8)},
+        rel_tol=0.01, unit="s", variants={"frame_factor": (5, 20, 40), "values_per_pixel": (2, 8, 2)},
         hint="both changes divide the seconds; frames are whole.")
 numeric("masks-faster-device-data",
         lambda frame_factor=10, values_per_pixel=4: step_row(
             variant="hyena2_circulant", seq_len=4096, frame_rate=frame_factor * 1031,
             values_per_pixel=values_per_pixel).data_mask_s,
-        rel_tol=0.01, unit="s", variants={"frame_factor": (5, 20), "values_per_pixel": (2, 8)},
+        rel_tol=0.01, unit="s", variants={"frame_factor": (5, 20, 40), "values_per_pixel": (2, 8, 2)},
         hint="the data-by-data masks are written for every sequence; the same two changes divide them.")
 numeric("masks-more-gpus", lambda gpus=1024: _mask_ratio("hyena2", 8192, gpus=gpus), rel_tol=0.003,
         variants={"gpus": (256, 512, 2048)},
@@ -311,9 +311,9 @@ def _fp32_held(steps: int = 4):
 
 
 numeric("layer-major-fp32-boundary", lambda steps=4: _fp32_held(steps).boundary_bytes / 1e9, rel_tol=0.001, unit="GB",
-        variants={"steps": (3, 8)}, hint="one hidden vector per token of the step, at four bytes a value.")
+        variants={"steps": (3, 8, 6)}, hint="one hidden vector per token of the step, at four bytes a value.")
 numeric("layer-major-fp32-inputs", lambda steps=4: _fp32_held(steps).checkpoint_bytes / 1e12, rel_tol=0.001,
-        unit="TB", variants={"steps": (3, 8)}, hint="one boundary for every layer.")
+        unit="TB", variants={"steps": (3, 8, 6)}, hint="one boundary for every layer.")
 explained("layer-major-fp32-why", rubric="says one boundary fits in HBM, every layer's input only sharded over the "
                                          "cluster's HBM, and the kept spectra exceed the whole cluster's HBM, so they "
                                          "would live in host memory or be recomputed; says layer-major order makes a "
@@ -322,7 +322,7 @@ numeric("layer-major-fp32",
         lambda steps=4: _schedule.held_activations(Settings(variant="hyena2", seq_len=4096,
                                                             step_tokens=steps * 1_048_576),
                                                    bytes_per_value=4).spectra_bytes / 1e12,
-        rel_tol=0.001, unit="TB", variants={"steps": (3, 8)},
+        rel_tol=0.001, unit="TB", variants={"steps": (3, 8, 6)},
         hint="the kept spectra grow with the tokens of the step and with the bytes per value.")
 numeric("layer-major-micro-batch",
         lambda micro_batch=8: float(_schedule.schedule_cost(Settings(variant="hyena2", seq_len=2048),
@@ -427,11 +427,11 @@ explained("explorer-share-drift-why", rubric="says everything but the once-per-s
                                              "add c to both the optical work and the step; says c/c = 1 exceeds a/b, so "
                                              "they pull the share up less and less as T grows, and it falls towards a/b.")
 numeric("explorer-long-hyena", lambda seq_len=8192: _explorer_row(variant="hyena2", seq_len=seq_len).weight_mask_s,
-        rel_tol=0.003, unit="s", variants={"seq_len": (4096, 16384)},
+        rel_tol=0.003, unit="s", variants={"seq_len": (4096, 16384, 32768)},
         hint="how many bins does each filter have at this length? The step size does not matter.")
 numeric("explorer-long-hyena-share",
         lambda seq_len=8192: _pct(_explorer_row(variant="hyena2", seq_len=seq_len).step_share),
-        rel_tol=0.003, unit="%", variants={"seq_len": (4096, 16384)},
+        rel_tol=0.003, unit="%", variants={"seq_len": (4096, 16384, 32768)},
         hint="the optical work over the whole step's.")
 explained("explorer-long-hyena-why", rubric="says the digital step barely moves with the sequence length (its FLOPs "
                                             "are almost all paid per token, the same at any S), while the weight-mask "

@@ -39,7 +39,7 @@ def _rc_savanna(switches: dict, seq_len: int = 4096) -> float:
     return reconcile.ledger_with_switches(Settings(variant="hyena2", seq_len=seq_len), switches) / _step("hyena2", seq_len)
 
 
-numeric("rc-swiglu", _rc_swiglu, rel_tol=0.005, unit="%", variants={"seq_len": (2048, 16384)},
+numeric("rc-swiglu", _rc_swiglu, rel_tol=0.005, unit="%", variants={"seq_len": (2048, 16384, 32768)},
         traps=lambda seq_len: [(_cookbook_percent(3, seq_len) if abs(_cookbook_percent(4, seq_len))
                                 < abs(_cookbook_percent(3, seq_len)) else _cookbook_percent(4, seq_len),
                                 "the -ff value that is further from the ledger")],
@@ -47,7 +47,7 @@ numeric("rc-swiglu", _rc_swiglu, rel_tol=0.005, unit="%", variants={"seq_len": (
 explained("rc-swiglu-why", rubric="names the forward-only LM head (4HV per token fewer) as what pulls the count "
                                   "down; names the 4H lookup as a small addition; says the MLP width alone does "
                                   "not explain the sign.")
-numeric("rc-ckpt", _rc_ckpt, rel_tol=0.0002, variants={"seq_len": (16384, 32768)}, traps=[(4 / 3, "the 4/3 rule")],
+numeric("rc-ckpt", _rc_ckpt, rel_tol=0.0002, variants={"seq_len": (16384, 32768, 65536)}, traps=[(4 / 3, "the 4/3 rule")],
         hint="what in the cookbook's count is charged once, whether or not the blocks are recomputed?")
 explained("rc-ckpt-why", rubric="says the LM head (forward only) and the input lookup are never recomputed; "
                                 "says only the blocks take the factor 4/3, so the whole is below it.")
@@ -95,7 +95,7 @@ def _qk_only(seq_len: int = 32768) -> float:
     return 100 * article.recompute_flops(items, ops=("attention: Q K^T",)) / sum(i.flops for i in items)
 
 
-numeric("ct-selective-long", _ct_selective_long, rel_tol=0.005, unit="%", variants={"seq_len": (16384, 65536)},
+numeric("ct-selective-long", _ct_selective_long, rel_tol=0.005, unit="%", variants={"seq_len": (16384, 65536, 131072)},
         traps=lambda seq_len: [(_qk_only(seq_len), "QK^T alone is half of it; AV is recomputed too")],
         hint="only the attention products are run again; compare their forward FLOPs with the whole step's")
 explained("ct-selective-long-why", rubric="says the attention products grow with S per token while the rest does "
@@ -148,10 +148,10 @@ numeric("fpt-small-approx", _fpt_small_approx, rel_tol=0.005, variants={"seq_len
 explained("fpt-small-why", rubric="says the exact ratio is lower because SmolLM's large LM head (49,152 words) is "
                                   "a big part of its small N; says a narrow model meets the attention wall at a "
                                   "short sequence.")
-numeric("fpt-flash", _fpt_flash, rel_tol=0.005, unit="%", variants={"seq_len": (16384, 65536)},
+numeric("fpt-flash", _fpt_flash, rel_tol=0.005, unit="%", variants={"seq_len": (16384, 65536, 131072)},
         hint="the causal kernel runs QK^T once more in the backward, but over which tiles only?")
 numeric("fpt-flash-full", lambda seq_len=32768: _fpt_flash(seq_len, "flash"), rel_tol=0.005, unit="%",
-        variants={"seq_len": (16384, 65536)}, hint="without the mask the extra product covers the whole matrix")
+        variants={"seq_len": (16384, 65536, 131072)}, hint="without the mask the extra product covers the whole matrix")
 explained("fpt-flash-why", rubric="names QK^T as the product run twice; says the causal kernel skips the tiles above "
                                   "the diagonal (1/2 + b/(2S) of the matrix); says both gaps grow with S because "
                                   "attention grows as S^2 per sequence and the weight products as S.")
@@ -275,7 +275,7 @@ def _circulant_time_share(factor: float, seq_len: int = 4096) -> float:
 
 
 numeric("ms-break-even", lambda seq_len=4096: _bisect(lambda f: _circulant_time_share(f, seq_len) - 0.5, 1.0, 1000.0),
-        rel_tol=0.005, variants={"seq_len": (2048, 8192)},
+        rel_tol=0.005, variants={"seq_len": (2048, 8192, 1024)},
         hint="write the optical and the digital seconds as functions of f in units of the step's FLOPs at the "
              "matrix rate, and set them equal")
 explained("ms-break-even-why", rubric="says most optical FLOPs are block products, which run at the matrix rate; "

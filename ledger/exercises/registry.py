@@ -83,7 +83,7 @@ def numeric(label: str, answer: Callable[..., float], *, rel_tol: float = 0.005,
     """Register an exercise whose answer is one number computed by `answer(**parameters)` from the
     ledger. Each name in `variants` must be a keyword parameter of `answer` whose default is the
     book's value; its listed values are what students may draw (row k of every parameter together),
-    as many for every parameter, and must not include the book's."""
+    as many for every parameter, never the book's value, and no row twice."""
     _refuse_twice(label)
     if not (rel_tol > 0 and 1 <= close_factor <= MAX_CLOSE_FACTOR):
         raise LedgerError(f"exercise {label!r}: rel_tol must be > 0 and close_factor from 1 to {MAX_CLOSE_FACTOR:g}")
@@ -93,12 +93,15 @@ def numeric(label: str, answer: Callable[..., float], *, rel_tol: float = 0.005,
         if name not in parameters or parameters[name].default is inspect.Parameter.empty:
             raise LedgerError(f"exercise {label!r}: variant {name!r} is not a keyword parameter of its answer "
                               f"with the book's value as default")
-        if not values or parameters[name].default in values or len(set(values)) != len(values):
-            raise LedgerError(f"exercise {label!r}: variant {name!r} needs distinct values other than the "
+        if not values or parameters[name].default in values:
+            raise LedgerError(f"exercise {label!r}: variant {name!r} needs values other than the "
                               f"book's {parameters[name].default!r}")
     if len({len(values) for values in variants.values()}) > 1:
         raise LedgerError(f"exercise {label!r}: its variants are rows, so every parameter lists as many values "
                           f"({', '.join(f'{n}: {len(v)}' for n, v in variants.items())})")
+    rows = list(zip(*variants.values()))
+    if len(set(rows)) != len(rows):
+        raise LedgerError(f"exercise {label!r}: its variants repeat a row ({', '.join(variants)}): each must differ")
     if not callable(traps):
         traps = tuple(t if isinstance(t, tuple) else (t, "") for t in traps)
     REGISTRY[label] = Exercise(label, answer, rel_tol, close_factor, hint, unit, variants, traps, fmt)
