@@ -76,8 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
     d, dev = Settings(), Device()
     p = OneLineParser(prog="python -m ledger",
                       description="Count one LLM training step operation by operation and write results.md "
-                                  "and results.json. `python -m ledger reconcile --json` compares other "
-                                  "accountings.")
+                                  "and results.json. Subcommands: `python -m ledger reconcile --json` compares "
+                                  "other accountings; `python -m ledger assumptions [--json]` lists every "
+                                  "assumption and what it changes; `python -m ledger claims [--json]` every checked "
+                                  "claim of the prose; `python -m ledger exercises key "
+                                  "--students FILE --out KEY.csv` writes the teacher's answer key (`exercises "
+                                  "list`: every exercise label).")
     p.add_argument("--json", action="store_true", help="print the JSON to stdout instead of writing files")
     p.add_argument("--out-dir", type=Path, default=Path("."), help="where results.md/.json go (default: .)")
     p.add_argument("--config", type=Path, help="a Hugging Face config.json of a Llama-style model "

@@ -1,8 +1,10 @@
-"""No exercise is answered before it is asked: the ledger's answer to an exercise, formatted as the
-chapter would print it (from three significant figures up to the precision the exercise asks for,
-with and without thousands separators), must not appear in the chapter's text above the exercise,
-in the built book (solutions of earlier exercises left out: they are the teacher's dropdowns) nor in
-the student edition. Needs `make book` (and `make student` for the second test)."""
+"""No exercise is answered before it is asked, for any student: the ledger's answer to an exercise,
+for the book's parameters and for every variant a student can draw, formatted as the chapter would
+print it (from three significant figures up to the precision the exercise asks for, with and without
+thousands separators), must not appear in the chapter's text above the exercise, and no number of
+three or more significant figures printed there may be one that `check` would call right for any of
+those answers; in the built book (solutions of earlier exercises left out: they are the teacher's
+dropdowns) and in the student edition. Needs `make book` (and `make student` for the second test)."""
 from __future__ import annotations
 
 import math
@@ -14,7 +16,7 @@ from bs4 import BeautifulSoup
 
 from ledger.exercises import LABELS, REGISTRY
 from ledger.exercises.instructor import answer
-from ledger.exercises.registry import significant_figures
+from ledger.exercises.registry import significant_figures, variant_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 MAIN = ROOT / "_build" / "html" / "notebooks"
@@ -27,6 +29,9 @@ STUDENT = ROOT / "_build" / "student" / "html" / "notebooks"
 COINCIDENCES = {
     ("13_compute_and_time", "ct-card31", "14.8"): (2, "FSDP2's gradient and weight traffic, 14.8% of the matrix work"),
     ("00_introduction", "intro-bigger-step-sequences", "1024"): (1, "a sequence length among the slider's options"),
+    # The 4,096-token table lists every power of two from 1 to 256 as rewrites (and "m = 128"); at 2,048 tokens
+    # and m = 4 the count is 128 too, which the reader reaches only by working out sequences / m.
+    ("07_layer_major", "layer-major-micro-batch-rewrites", "128"): (2, "the table's rewrites at m = 2, and m = 128"),
 }
 
 
@@ -49,6 +54,31 @@ def printed_forms(value: float, rel_tol: float) -> set[str]:
 
 def _found(text: str, form: str) -> bool:
     return re.search(rf"(?<![\d.,]){re.escape(form)}(?![\d]|[.,]\d)", text) is not None
+
+
+NUMBER = re.compile(r"(?<![\w.,])[-\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w]|[.,]\d)")
+
+
+def printed_numbers(text: str) -> list[tuple[str, float]]:
+    """The numbers of `text` with at least three significant figures (fewer match too much by chance:
+    "32 layers", "2 x"), as (printed form, value)."""
+    found = []
+    for m in NUMBER.finditer(text):
+        form = m.group(0).replace("\u2212", "-")
+        digits = form.replace(",", "").replace("-", "")
+        significant = digits.replace(".", "").lstrip("0")
+        if "." not in digits:
+            significant = significant.rstrip("0")
+        if len(significant) >= 3:
+            found.append((m.group(0), float(form.replace(",", ""))))
+    return found
+
+
+def every_answer(label: str) -> list[tuple[str, float]]:
+    """(who, answer) for the book's parameters and every variant a student can draw."""
+    ex = REGISTRY[label]
+    rows = [("the book", ex.book_parameters)] + [(f"the variant {row}", row) for row in variant_rows(label)]
+    return [(who, float(ex.answer(**row))) for who, row in rows]
 
 
 def text_before_each_exercise(page: Path, drop_solutions: bool) -> dict[str, str]:
@@ -80,11 +110,17 @@ def answered_early(pages: Path, drop_solutions: bool) -> list[str]:
             seen.add(label)
             if label not in REGISTRY or REGISTRY[label].answer is None:
                 continue
-            value = answer(label)
-            hits = sorted(f for f in printed_forms(value, REGISTRY[label].rel_tol) if _found(before, f)
-                          and before.count(f) != COINCIDENCES.get((page.stem, label, f), (0,))[0])
-            if hits:
-                failures.append(f"{page.stem} {label}: the answer {hits[0]!r} is printed above the exercise")
+            tol = REGISTRY[label].rel_tol
+            numbers = printed_numbers(before)
+            for who, value in every_answer(label):
+                hits = sorted(f for f in printed_forms(value, tol) if _found(before, f)
+                              and before.count(f) != COINCIDENCES.get((page.stem, label, f), (0,))[0])
+                hits += sorted({form for form, number in numbers if abs(number - value) <= tol * abs(value)
+                                and before.count(form) != COINCIDENCES.get((page.stem, label, form), (0,))[0]
+                                and form not in hits})
+                if hits:
+                    failures.append(f"{page.stem} {label}: the answer for {who} ({value:.6g}) is printed above "
+                                    f"the exercise as {hits[0]!r}")
     missing = sorted(set(LABELS) - seen)
     assert not missing, f"exercises not found in {pages}: {missing}"
     return failures
@@ -95,6 +131,18 @@ def test_printed_forms():
     assert "57,256" in printed_forms(57_256.0, 0.005) or "57,300" in printed_forms(57_256.0, 0.005)
     assert {"541", "5.41e+11"} <= printed_forms(5.4065e11, 0.005)
     assert _found("is 12.19% of", "12.19") and not _found("is 112.19% of", "12.19") and not _found("12.195", "12.19")
+
+
+def test_printed_numbers_keep_three_figures_or_more():
+    text = "32 layers, 2,048 tokens, 66.73 s, 0.15 s, 1,000 times, 85.17%, 4.5 and 0.0012 and v2.05.1"
+    assert [form for form, _ in printed_numbers(text)] == ["2,048", "66.73", "85.17"]
+    assert dict(printed_numbers("at 1,074,266,112 values"))["1,074,266,112"] == 1_074_266_112
+
+
+def test_every_variants_answer_is_checked():
+    """The test reads every draw: the book's and each variant's (e.g. layer-major-micro-batch at m = 4)."""
+    answers = dict(every_answer("layer-major-micro-batch"))
+    assert len(answers) == 1 + len(variant_rows("layer-major-micro-batch")) >= 3
 
 
 

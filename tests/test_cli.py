@@ -83,3 +83,11 @@ def test_report_sets_model_beside_hardware(tmp_path):
     assert "### Model and hardware FLOPs" in md and "Attention kernel flash-causal (tile 128)." in md
     assert "| Transformer (Llama-3-8B) | 32,768 | 1.0126e+17 | 7.8864e+16 | 0.779 |" in md
     assert "| Hyena-2 | 32,768 |" not in md.split("### Model and hardware FLOPs")[1].split("## 2.")[0]
+
+
+def test_help_names_every_subcommand():
+    text = " ".join(run("--help").stdout.split())
+    for sub in ("python -m ledger reconcile", "python -m ledger assumptions", "python -m ledger claims",
+                "python -m ledger exercises key --students FILE --out KEY.csv", "exercises list"):
+        assert sub in text, sub
+    assert "--students" in run("exercises", "key", "--help").stdout

@@ -72,17 +72,22 @@ def test_integer_types_are_accepted(register):
         assert registry.check(label, value), type(value)
 
 
-@pytest.mark.parametrize("bad", [float("nan"), float("inf"), np.float32("nan"), -np.inf, "12", None, True,
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), np.float32("nan"), -np.inf, "12", "abc", None, True,
                                  np.bool_(True), [12.19], np.array([12.19]), 1 + 2j])
-def test_bad_values_are_refused_in_one_line(sample_exercise, bad):
-    with pytest.raises(LedgerError, match="must be a finite real number") as err:
-        registry.check(sample_exercise, bad)
-    assert "\n" not in str(err.value)
+def test_bad_values_get_a_one_line_verdict_not_a_traceback(sample_exercise, bad):
+    """In a notebook a bad value must not raise: `check` returns a verdict naming it and what is allowed."""
+    result = registry.check(sample_exercise, bad)
+    assert not result and result.verdict == "invalid"
+    assert result.message.startswith(f"{sample_exercise}: not a number: {bad!r}"[:40]) or repr(bad)[:20] in result.message
+    assert "give one finite real number, e.g. 12.5" in result.message and "\n" not in result.message
 
 
 def test_bad_label(sample_exercise):
-    with pytest.raises(LedgerError, match="'no-such-label' is unknown"):
+    with pytest.raises(LedgerError, match="'no-such-label' is unknown") as err:
         registry.check("no-such-label", 1.0)
+    assert "\n" not in str(err.value) and len(str(err.value)) < 200
+    with pytest.raises(LedgerError, match="did you mean test-sample"):
+        registry.check("test-sampel", 1.0)
     with pytest.raises(LedgerError, match="registered twice"):
         registry.numeric(sample_exercise, lambda: 1.0)
 

@@ -24,24 +24,134 @@ def _shaped(seq_len=2048, step_tokens=1_048_576):
 @pytest.fixture
 def varied():
     registry.numeric("test-varied", _shaped, rel_tol=0.001, unit="ppm",
-                     variants={"seq_len": (4096, 8192), "step_tokens": (524_288, 2_097_152, 4_194_304)})
+                     variants={"seq_len": (4096, 8192, 1024), "step_tokens": (524_288, 2_097_152, 4_194_304)})
+    registry.numeric("test-varied-part", _shaped, rel_tol=0.001, unit="ppm",
+                     variants={"seq_len": (512, 1024, 128), "step_tokens": (524_288, 2_097_152, 4_194_304)})
     yield "test-varied"
-    del registry.REGISTRY["test-varied"]
+    del registry.REGISTRY["test-varied"], registry.REGISTRY["test-varied-part"]
 
 
 def test_a_variant_is_fixed_by_the_identifier_and_documented_hash(varied):
     params = registry.parameters(varied, "S123")
     assert params == registry.parameters(varied, " s123 ")  # normalised: case and spaces
-    digest = int.from_bytes(hashlib.sha256(b"test-varied:s123").digest(), "big")
-    assert params["seq_len"] == (4096, 8192)[digest % 2]
-    assert params["step_tokens"] == (524_288, 2_097_152, 4_194_304)[(digest // 2) % 3]
+    k = int.from_bytes(hashlib.sha256(b"test-varied:s123").digest(), "big") % 3  # one index per exercise
+    assert params == {"seq_len": (4096, 8192, 1024)[k], "step_tokens": (524_288, 2_097_152, 4_194_304)[k]}
+    assert registry.parameters("test-varied-part", "s123") == {"seq_len": (512, 1024, 128)[k],
+                                                                "step_tokens": (524_288, 2_097_152, 4_194_304)[k]}
     assert registry.parameters(varied) == {"seq_len": 2048, "step_tokens": 1_048_576}
 
 
 def test_students_get_different_variants_never_the_books(varied):
     drawn = {tuple(registry.parameters(varied, f"s{i:03d}").items()) for i in range(60)}
-    assert len(drawn) == 6  # every combination is drawn by some of 60 students
+    assert drawn == {tuple(row.items()) for row in registry.variant_rows(varied)}  # every row is drawn
     assert all(dict(d)["seq_len"] != 2048 and dict(d)["step_tokens"] != 1_048_576 for d in drawn)
+
+
+def test_the_parts_of_an_exercise_draw_the_same_row(varied):
+    assert registry.exercise_of("test-varied-part") == "test-varied"
+    for i in range(30):
+        mine, part = registry.parameters(varied, f"s{i}"), registry.parameters("test-varied-part", f"s{i}")
+        assert mine["step_tokens"] == part["step_tokens"] and mine["seq_len"] == 8 * part["seq_len"]
+
+
+def test_every_registered_exercise_draws_its_parts_together():
+    """Every part with variants lists as many as the other parts of its exercise (one index for all)."""
+    counts = {}
+    for label in LABELS:
+        if registry.variant_count(label):
+            counts.setdefault(registry.exercise_of(label), set()).add(registry.variant_count(label))
+    assert counts and all(len(n) == 1 for n in counts.values()), counts
+    with pytest.raises(LedgerError, match="as many values"):
+        registry.numeric("test-uneven", _shaped, variants={"seq_len": (4096, 8192), "step_tokens": (524_288,)})
+
+
+def test_show_parameters_prints_every_part(varied, capsys):
+    registry.show_parameters(varied, "s123")
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(" ")[0] for line in lines] == ["test-varied", "test-varied-part"]
+    part = registry.parameters("test-varied-part", "s123")
+    assert f"seq_len = {part['seq_len']:,}" in lines[1] and "student s123" in lines[1]
+
+
+def test_every_statement_cell_shows_every_checked_parts_parameters(capsys):
+    """Each exercise's parameters cell prints a line for every numeric label its statement checks."""
+    import re
+    import nbformat
+    failures = []
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = nbformat.read(path, as_version=4).cells
+        for n, cell in enumerate(cells):
+            if cell.cell_type != "markdown" or "{exercise}" not in cell.source:
+                continue
+            checked = [p for p in dict.fromkeys(re.findall(r'check\("([a-z0-9-]+)"', cell.source))
+                       if REGISTRY[p].answer is not None]
+            following = cells[n + 1] if n + 1 < len(cells) else None
+            if following is None or "exercise-parameters" not in following.metadata.get("tags", []):
+                failures.append(f"{path.name}: no parameters cell after {cell.source[:60]!r}")
+                continue
+            for call in re.findall(r'show_parameters\("([a-z0-9-]+)", STUDENT_ID\)', following.source):
+                registry.show_parameters(call, "s123")
+            shown = {line.split(" ")[0] for line in capsys.readouterr().out.splitlines()}
+            missing = [p for p in checked if p not in shown]
+            if missing:
+                failures.append(f"{path.name}: the parameters cell does not show {missing}")
+    assert not failures, "\n".join(failures)
+
+
+def test_each_labels_variants_are_told_apart_by_check():
+    """Two draws of one label (the book's parameters among them) never give answers within each other's
+    tolerance: a variant whose answer `check` would call right for the book's is no variant."""
+    failures = []
+    for label in LABELS:
+        ex = REGISTRY[label]
+        if ex.answer is None or not ex.variants:
+            continue
+        rows = [ex.book_parameters] + registry.variant_rows(label)
+        answers = [float(ex.answer(**row)) for row in rows]
+        for i in range(len(rows)):
+            for j in range(i + 1, len(rows)):
+                if abs(answers[i] - answers[j]) <= ex.rel_tol * max(abs(answers[i]), abs(answers[j])):
+                    failures.append(f"{label}: {rows[i]} and {rows[j]} give {answers[i]:.6g} and {answers[j]:.6g}")
+    assert not failures, "\n".join(failures)
+
+
+def test_traps_lie_outside_the_tolerance_of_every_variants_answer():
+    """A value the statement warns about is never one `check` should call right: each trap is further
+    from the answer than the tolerance, for the book's parameters and every variant."""
+    failures = []
+    for label in LABELS:
+        ex = REGISTRY[label]
+        if ex.answer is None:
+            continue
+        for row in [ex.book_parameters] + registry.variant_rows(label):
+            target = float(ex.answer(**row))
+            for trap, why in registry._traps(ex, row):
+                if abs(float(trap) - target) <= ex.rel_tol * abs(target):
+                    failures.append(f"{label} {row}: the trap {trap!r} ({why}) is within tolerance of {target!r}")
+                if check(label, float(trap), student=None).verdict == "right" and row == ex.book_parameters:
+                    failures.append(f"{label}: check calls the trap {trap!r} right")
+    assert not failures, "\n".join(failures)
+
+
+# Labels whose answer is a whole number for every draw but which are asked to a tolerance, and why.
+WHOLE_BUT_TOLERANT = {
+    "am-vocab": "the vocabulary where two shares cross: solving the share equation gives a real root; "
+                "the nearest few words are as good an answer",
+    "not-map-precision-well": "a photoelectron count of order 1e20, asked to its size",
+}
+
+
+def test_whole_number_answers_are_asked_exactly():
+    failures = []
+    for label in LABELS:
+        ex = REGISTRY[label]
+        if ex.answer is None or label in WHOLE_BUT_TOLERANT:
+            continue
+        answers = [float(ex.answer(**row)) for row in [ex.book_parameters] + registry.variant_rows(label)]
+        if all(a.is_integer() for a in answers) and registry.precision_phrase(label) != "exactly":
+            failures.append(f"{label}: whole-number answers {answers} asked {registry.precision_phrase(label)!r}")
+    assert not failures, "\n".join(failures)
+    assert set(WHOLE_BUT_TOLERANT) <= set(LABELS)
 
 
 def test_check_uses_the_students_variant(varied):
@@ -57,7 +167,7 @@ def test_check_uses_the_students_variant(varied):
 def test_statement_parameters_show_the_variant_not_the_answer(varied):
     shown = statement_parameters(varied, student="alice")
     assert shown["parameters"] == registry.parameters(varied, "alice")
-    assert shown["unit"] == "ppm" and "significant figures" in shown["precision"]
+    assert shown["unit"] == "ppm" and shown["precision"] == "within 0.1% (4 significant figures always suffice)"
     assert str(answer(varied, "alice")) not in str(shown)
 
 
@@ -73,6 +183,8 @@ def test_a_variant_must_leave_out_the_books_value():
         registry.numeric("test-bad-variant", _shaped, variants={"seq_len": (2048, 4096)})
     with pytest.raises(LedgerError, match="not a keyword parameter"):
         registry.numeric("test-bad-variant", _shaped, variants={"hidden": (4096,)})
+    with pytest.raises(LedgerError, match="repeat a row"):
+        registry.numeric("test-bad-variant", _shaped, variants={"seq_len": (4096, 4096), "step_tokens": (8, 8)})
     assert "test-bad-variant" not in REGISTRY
 
 

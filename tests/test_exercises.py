@@ -132,10 +132,49 @@ def test_the_course_guide_names_real_exercises():
     assert not unknown, f"the course guide names exercises that no chapter has: {unknown}"
 
 
+BY_HAND = re.compile(r"\*By hand first(?:, parts? (?P<parts>\([a-z]\)(?: and \([a-z]\))?))?:\*")
+
+
 def test_each_chapter_has_an_exercise_derived_by_hand_then_checked():
-    chapters = {}
+    """Every chapter marks an exercise (or the parts of one) the reader works on paper, then checks: the
+    mark names the parts when not the whole exercise is by hand, and each part it names is checked."""
+    chapters, failures = {}, []
     for label, (chapter, statement, _) in BLOCKS.items():
-        if "*By hand first:*" in statement and CHECKED.search(statement):
+        mark = BY_HAND.search(statement)
+        if not mark or "By hand first" not in statement:
+            continue
+        for part in re.findall(r"\(([a-z])\)", mark.group("parts") or ""):
+            line = next((ln for ln in statement.splitlines() if ln.startswith(f"({part}) ")), "")
+            if not CHECKED.search(line):
+                failures.append(f"{label}: by-hand part ({part}) is not a checked number")
+        if CHECKED.search(statement):
             chapters.setdefault(chapter, label)
+    assert not failures, "\n".join(failures)
+    assert all(BY_HAND.search(s) for _, s, _ in BLOCKS.values() if "By hand first" in s), "an unreadable by-hand mark"
     every = {p.name for p in (ROOT / "notebooks").glob("*.ipynb")}
     assert set(chapters) == every, f"chapters without a by-hand exercise: {sorted(every - set(chapters))}"
+
+
+def test_every_trap_is_named_in_its_statement():
+    """A value `check` refuses as a trap is one the statement warns about: each trap's description
+    appears in the statement of its exercise (`exercise_cells.py` writes it as "Not accepted: ...")."""
+    failures = []
+    for label, (chapter, statement, _) in EXERCISES.items():
+        ex = REGISTRY.get(label)
+        if ex is None or ex.answer is None:
+            continue
+        from ledger.exercises.registry import _traps
+        text = " ".join(statement.split()).lower()
+        for trap, why in _traps(ex, ex.book_parameters):
+            if not why or " ".join(why.split()).lower() not in text:
+                failures.append(f"{chapter} {label}: the statement does not name the trap {trap!r} ({why!r})")
+    assert not failures, "\n".join(failures)
+
+
+def test_explanations_say_the_teacher_marks_them():
+    """The student edition has no solutions: no statement or check message sends the reader to one."""
+    for label, (chapter, statement, _) in BLOCKS.items():
+        assert "compare it with the solution" not in statement and "compare yours with the solution" not in statement, label
+    explained = next(label for label in LABELS if REGISTRY[label].answer is None)
+    message = check(explained, 1.0).message
+    assert "rubric" in message and "solution" not in message

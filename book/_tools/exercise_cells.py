@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from ledger.exercises import REGISTRY  # noqa: E402
-from ledger.exercises.registry import precision_phrase  # noqa: E402
+from ledger.exercises.registry import _traps, exercise_of, precision_phrase  # noqa: E402
 
 SETUP = ('from ledger.exercises import check, show_parameters\n'
          'STUDENT_ID = None  # the identifier your teacher gave you, e.g. "s123"; None: the book\'s values')
@@ -38,16 +38,41 @@ BLOCK = re.compile(r"^(?P<fence>`{3,})\{(?P<name>exercise|solution)\}(?P<arg>[^\
 HEADING = re.compile(r"^##\s+Exercises\s*$", re.M)
 
 
+# Precision phrases this script has written, old and new: rewritten to the registry's current one.
+PHRASE = (r"(?:to \d+ significant figures \(within [^)]*\)"
+          r"|within [\d.]+% \(\d+ significant figures? always suffices?\)|exactly)")
+
+
+def trap_note(label: str) -> str:
+    """' Not accepted: <trap>; <trap>.' naming every value the label's `check` refuses as a trap ('' if none)."""
+    ex = REGISTRY[label]
+    whys = [why for _, why in _traps(ex, ex.book_parameters) if why]
+    return f" Not accepted: {'; '.join(dict.fromkeys(whys))}." if whys else ""
+
+
 def ask(label: str, what: str = "it") -> str:
     ex = REGISTRY[label]
     unit = f" in {ex.unit}" if ex.unit else ""
-    return f"Give {what}{unit} {precision_phrase(label)}: `check(\"{label}\", your_value, student=STUDENT_ID)`."
+    return (f"Give {what}{unit} {precision_phrase(label)}: `check(\"{label}\", your_value, student=STUDENT_ID)`."
+            + trap_note(label))
+
+
+def refresh(body: str) -> str:
+    """Rewrite every asked label's precision phrase and trap note to the registry's current ones (idempotent)."""
+    for label in dict.fromkeys(re.findall(r'`check\("([a-z0-9-]+)", your_value, student=STUDENT_ID\)`', body)):
+        if label not in REGISTRY or REGISTRY[label].answer is None:
+            continue
+        call = re.escape(f'`check("{label}", your_value, student=STUDENT_ID)`.')
+        body = re.sub(PHRASE + r"(?=: " + call + ")", lambda m: precision_phrase(label), body)
+        body = re.sub("(" + call + r")(?: Not accepted: [^\n]*?\.(?=\n|$))?",
+                      lambda m: m.group(1) + trap_note(label), body)
+    return body
 
 
 def statement(label: str, body: str) -> str:
     ex = REGISTRY.get(label)
     if ex is None or "student=STUDENT_ID" in body or f"An explanation, `{label}`" in body:
-        return body
+        return refresh(body)
     if ex.answer is None:
         return body.rstrip("\n") + f"\n(An explanation, `{label}`: your teacher marks it with the rubric.)\n"
     sentence = re.compile(r"Check(?P<what>[^`]*?)with `check\(\"" + re.escape(label) + r"\"[^`]*`"
@@ -62,11 +87,18 @@ def statement(label: str, body: str) -> str:
 
 
 def solution(label: str, body: str) -> str:
-    ex = REGISTRY.get(label)
-    parts = [label] + [p for p in REGISTRY if p.startswith(label + "-") and REGISTRY[p].answer is None]
-    for part in parts:
-        if part in REGISTRY and REGISTRY[part].answer is None and REGISTRY[part].rubric and "**Rubric**" not in body:
-            body = body.rstrip("\n") + f"\n\n**Rubric** (`{part}`): {REGISTRY[part].rubric}\n"
+    """The solution with a `**Rubric**` line per explanation part, each the registry's current rubric."""
+    named = re.findall(r"\*\*Rubric\*\* \(`([a-z0-9-]+)`\)", body)
+    parts = [label] + [p for p in REGISTRY if p.startswith(label + "-")] + named
+    for part in dict.fromkeys(parts):
+        ex = REGISTRY.get(part)
+        if ex is None or ex.answer is not None or not ex.rubric:
+            continue
+        line = f"**Rubric** (`{part}`): {ex.rubric}"
+        if f"**Rubric** (`{part}`)" in body:
+            body = re.sub(r"\*\*Rubric\*\* \(`" + re.escape(part) + r"`\): [^\n]*", lambda m: line, body)
+        else:
+            body = body.rstrip("\n") + f"\n\n{line}\n"
     return body
 
 
@@ -122,8 +154,8 @@ def convert(path: Path) -> bool:
                 cid = cell["id"] if n == 0 and not outside else (cell["id"] if cell["id"].startswith("ex-") else f"ex-{label}")
                 out.append({"cell_type": "markdown", "id": cid, "metadata": {},
                             "source": lines(f"{block.group('fence')}{{exercise}}{block.group('arg')}\n{body.rstrip(chr(10))}\n{block.group('fence')}")})
-                shown = [label] if label in REGISTRY else [
-                    p for p in dict.fromkeys(re.findall(r'check\("([a-z0-9-]+)"', body)) if p in REGISTRY]
+                checked = [p for p in re.findall(r'check\("([a-z0-9-]+)"', body) if p in REGISTRY]
+                shown = list(dict.fromkeys(([label] if label in REGISTRY else []) + [exercise_of(p) for p in checked]))
                 out.append({"cell_type": "code", "execution_count": None, "id": f"ex-{label}-params",
                             "metadata": {"tags": ["remove-input", "exercise-parameters"]}, "outputs": [],
                             "source": lines("\n".join(f'show_parameters("{p}", STUDENT_ID)' for p in shown))})

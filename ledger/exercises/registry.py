@@ -5,14 +5,19 @@ the feedback `check` gives for the usual slips.
 Per-student variants. An exercise may name `variants`: for each parameter of its answer function,
 the values a student may be given instead of the book's (the book's own value is the function's
 keyword default and is never among them, so the main book's printed solutions answer no student's
-variant). A student's values are fixed by their identifier: the identifier is normalised
-(surrounding spaces removed, lower case), and the SHA-256 digest of ``"<label>:<identifier>"``,
-read as an integer, picks one value per parameter (parameters in alphabetical order; each takes
-the digest modulo its number of values, then the digest is divided by that number). The same
-identifier always gets the same variant, on any machine and any Python version.
+variant). The lists are read as rows: every parameter of a label lists the same number of values,
+and variant k takes the k-th value of each. The parts of one exercise (its labels: the exercise's
+own label and the labels that extend it, `sixn-long-context` and `sixn-long-context-short`) are
+drawn together: one draw per exercise and student picks the index k that every part uses, so the
+parts of a student's exercise go together (the short length with its long one), and every part
+with variants lists the same number of them. The draw: the identifier is normalised (surrounding
+spaces removed, lower case), and the SHA-256 digest of ``"<exercise>:<identifier>"``, read as a
+big-endian integer, modulo the number of variants, is k. The same identifier always gets the same
+variant, on any machine and any Python version.
 """
 from __future__ import annotations
 
+import difflib
 import hashlib
 import inspect
 import math
@@ -77,7 +82,8 @@ def numeric(label: str, answer: Callable[..., float], *, rel_tol: float = 0.005,
             traps: Callable[..., Iterable] | Iterable = (), fmt: str = "") -> None:
     """Register an exercise whose answer is one number computed by `answer(**parameters)` from the
     ledger. Each name in `variants` must be a keyword parameter of `answer` whose default is the
-    book's value; its listed values are what students may draw, and must not include the book's."""
+    book's value; its listed values are what students may draw (row k of every parameter together),
+    as many for every parameter, never the book's value, and no row twice."""
     _refuse_twice(label)
     if not (rel_tol > 0 and 1 <= close_factor <= MAX_CLOSE_FACTOR):
         raise LedgerError(f"exercise {label!r}: rel_tol must be > 0 and close_factor from 1 to {MAX_CLOSE_FACTOR:g}")
@@ -87,9 +93,15 @@ def numeric(label: str, answer: Callable[..., float], *, rel_tol: float = 0.005,
         if name not in parameters or parameters[name].default is inspect.Parameter.empty:
             raise LedgerError(f"exercise {label!r}: variant {name!r} is not a keyword parameter of its answer "
                               f"with the book's value as default")
-        if not values or parameters[name].default in values or len(set(values)) != len(values):
-            raise LedgerError(f"exercise {label!r}: variant {name!r} needs distinct values other than the "
+        if not values or parameters[name].default in values:
+            raise LedgerError(f"exercise {label!r}: variant {name!r} needs values other than the "
                               f"book's {parameters[name].default!r}")
+    if len({len(values) for values in variants.values()}) > 1:
+        raise LedgerError(f"exercise {label!r}: its variants are rows, so every parameter lists as many values "
+                          f"({', '.join(f'{n}: {len(v)}' for n, v in variants.items())})")
+    rows = list(zip(*variants.values()))
+    if len(set(rows)) != len(rows):
+        raise LedgerError(f"exercise {label!r}: its variants repeat a row ({', '.join(variants)}): each must differ")
     if not callable(traps):
         traps = tuple(t if isinstance(t, tuple) else (t, "") for t in traps)
     REGISTRY[label] = Exercise(label, answer, rel_tol, close_factor, hint, unit, variants, traps, fmt)
@@ -103,7 +115,8 @@ def explained(label: str, hint: str = "", rubric: str = "") -> None:
 
 @dataclass(frozen=True)
 class CheckResult:
-    """The verdict on one answer: truthy when right; `verdict` is 'right', 'close', 'wrong' or 'explanation'."""
+    """The verdict on one answer: truthy when right; `verdict` is 'right', 'close', 'wrong', 'explanation'
+    (no number to check) or 'invalid' (the value is not one finite real number)."""
 
     label: str
     verdict: str
@@ -119,10 +132,38 @@ class CheckResult:
 
 
 def exercise(label: str) -> Exercise:
-    """The registered exercise `label`; a LedgerError naming the known labels otherwise."""
+    """The registered exercise `label`; a one-line LedgerError naming the nearest known labels otherwise."""
     if not isinstance(label, str) or label not in REGISTRY:
-        raise LedgerError(f"exercise label {label!r} is unknown; known labels: {', '.join(sorted(REGISTRY))}")
+        near = difflib.get_close_matches(str(label), list(REGISTRY), n=3, cutoff=0.6)
+        also = f"did you mean {', '.join(near)}?" if near else "see ledger.exercises.LABELS for the known labels"
+        raise LedgerError(f"exercise label {label!r} is unknown; {also}")
     return REGISTRY[label]
+
+
+def exercise_of(label: str) -> str:
+    """The exercise a label belongs to: its shortest registered prefix ending at a hyphen (the label
+    itself when none is), so `sixn-long-context-short` belongs to `sixn-long-context`."""
+    exercise(label)
+    pieces = label.split("-")
+    return next("-".join(pieces[:n]) for n in range(1, len(pieces) + 1) if "-".join(pieces[:n]) in REGISTRY)
+
+
+def parts(label: str) -> list[str]:
+    """The registered labels of exercise `label` (its own and those that extend it), in registration order."""
+    head = exercise_of(label)
+    return [other for other in REGISTRY if exercise_of(other) == head]
+
+
+def variant_count(label: str) -> int:
+    """How many variants label `label` has (0 when students all get the book's parameters)."""
+    return len(next(iter(exercise(label).variants.values()), ()))
+
+
+def variant_rows(label: str) -> list[dict]:
+    """Every set of parameters a student may draw for `label`, in the order of the draw's index."""
+    ex = exercise(label)
+    return [{**ex.book_parameters, **{name: values[k] for name, values in ex.variants.items()}}
+            for k in range(variant_count(label))]
 
 
 def normalise_student(student) -> str:
@@ -140,19 +181,14 @@ def normalise_student(student) -> str:
 
 def parameters(label: str, student=None) -> dict:
     """The parameters of exercise `label` for `student` (None: the book's own values). See the
-    module's docstring for how an identifier picks them."""
+    module's docstring for how an identifier picks them: one index per exercise and student."""
     ex = exercise(label)
-    chosen = ex.book_parameters
     if student is None or not ex.variants:
         if student is not None:
             normalise_student(student)
-        return chosen
-    digest = int.from_bytes(hashlib.sha256(f"{label}:{normalise_student(student)}".encode()).digest(), "big")
-    for name in sorted(ex.variants):
-        values = ex.variants[name]
-        chosen[name] = values[digest % len(values)]
-        digest //= len(values)
-    return chosen
+        return ex.book_parameters
+    digest = hashlib.sha256(f"{exercise_of(label)}:{normalise_student(student)}".encode()).digest()
+    return variant_rows(label)[int.from_bytes(digest, "big") % variant_count(label)]
 
 
 def expected(label: str, student=None) -> float | None:
@@ -164,18 +200,15 @@ def expected(label: str, student=None) -> float | None:
     return float(ex.answer(**parameters(label, student)))
 
 
-def _as_real(label: str, value) -> float:
+def _as_real(value) -> float | None:
     """`value` as a float when it is a finite real number (int, float, Fraction, a NumPy scalar or
-    0-d array); a one-line LedgerError otherwise (bools included)."""
+    0-d array); None otherwise (bools, strings, lists, arrays of several values, NaN, infinities)."""
     if type(value).__module__ == "numpy" and getattr(value, "shape", None) == ():
         value = value.item() if hasattr(value, "item") else value  # 0-d array or NumPy scalar -> Python
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise LedgerError(f"check({label!r}, {value!r}): the value must be a finite real number "
-                          f"(int, float or a NumPy scalar), not {type(value).__name__}")
+        return None
     number = float(value)
-    if not math.isfinite(number):
-        raise LedgerError(f"check({label!r}, {value!r}): the value must be a finite real number, not {number}")
-    return number
+    return number if math.isfinite(number) else None
 
 
 def _near(value: float, target: float, rel_tol: float) -> bool:
@@ -228,8 +261,13 @@ def check(label: str, value, student=None) -> CheckResult:
     params = parameters(label, student)
     if ex.answer is None:
         return CheckResult(label, "explanation",
-                           f"{label}: the answer is an explanation, not a number; compare yours with the solution.")
-    number = _as_real(label, value)
+                           f"{label}: the answer is an explanation, not a number; your teacher marks it with "
+                           f"the rubric.")
+    number = _as_real(value)
+    if number is None:
+        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+        return CheckResult(label, "invalid", f"{label}: not a number: {shown} (give one finite real number, "
+                                             f"e.g. 12.5; an int, a float or a NumPy scalar)")
     target = float(ex.answer(**params))
     unit = f" {ex.unit}" if ex.unit else ""
     hint = f" Hint: {ex.hint}" if ex.hint else ""
@@ -262,12 +300,16 @@ def significant_figures(rel_tol: float) -> int:
 
 
 def precision_phrase(label: str) -> str:
-    """How precisely the answer is asked for, in words, from its tolerance:
-    'to 3 significant figures (within 0.5%)'; 'exactly' below a tolerance of one in a million."""
+    """How precisely the answer is asked for, in words, from its tolerance: 'within 0.5% (3
+    significant figures always suffice)', since any value within the tolerance is right and rounding
+    to that many figures always lands within it; 'exactly' below a tolerance of one in a million
+    (whole counts)."""
     ex = exercise(label)
     if ex.rel_tol < 1e-6:
         return "exactly"
-    return f"to {significant_figures(ex.rel_tol)} significant figures (within {100 * ex.rel_tol:.2g}%)"
+    figures = significant_figures(ex.rel_tol)
+    return (f"within {100 * ex.rel_tol:.2g}% ({figures} significant figure{'s' if figures > 1 else ''} "
+            f"always suffice{'' if figures > 1 else 's'})")
 
 
 def statement_parameters(label: str, student=None) -> dict:
@@ -280,8 +322,10 @@ def statement_parameters(label: str, student=None) -> dict:
 
 def show_parameters(label: str, student=None) -> None:
     """Print the parameters of `label` for `student` (None: the book's values), for a statement's
-    hidden-input cell."""
-    shown = statement_parameters(label, student)
+    hidden-input cell: one line per numeric part of the exercise when `label` is an exercise's own
+    label, since its parts draw their variants together."""
     who = "the book's values" if student is None else f"student {normalise_student(student)}"
-    params = _describe(shown["parameters"]) or "as stated"
-    print(f"{label} ({who}): {params}")
+    shown = [p for p in parts(label) if REGISTRY[p].answer is not None] if exercise_of(label) == label else [label]
+    for part in shown or [label]:
+        params = _describe(statement_parameters(part, student)["parameters"]) or "as stated"
+        print(f"{part} ({who}): {params}")
