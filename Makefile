@@ -15,8 +15,9 @@ JUPYTERLAB_VERSION := 4.4.10
 JUPYTERLAB_MYST_VERSION := 2.7.0
 LAB_IP ?= 127.0.0.1
 LAB_PORT ?= 8888
+STUDENT_ENV_STAMP := .venv-student/.requirements-sha256
 
-.PHONY: book execute test stress results bench measure lab lab-env clean install slides student
+.PHONY: book execute test stress results bench measure lab lab-env clean install slides student student-env
 
 install: $(STAMP)
 
@@ -70,9 +71,13 @@ execute: $(STAMP)
 
 ## Every test: the ledger's unit and property tests, the built book's glued numbers (read from what
 ## the build executed), the JavaScript parity test, the browser test, and every notebook under nbval.
-## Each notebook is executed twice: by the build and by nbval; the tests run on two workers. The PDF,
-## the slides and the student edition are made from the build's executed chapters (nothing runs again),
-## and the JupyterLab front-end test uses its own environment, .venv-lab.
+## Each chapter is executed by the build, as written (its exercise cells assert the answers; a cell
+## that raises fails the build), and its student copy by nbval, in the student environment
+## (.venv-student: only the student folder's requirements, the kernel `python -I -B` in
+## _build/student/notebooks; tests/conftest.py, tests/test_student_env.py). The tests run on two
+## workers. The PDF, the slides and the student edition are made from the build's executed chapters
+## (nothing runs again), and the JupyterLab front-end test uses its own environment, .venv-lab.
+## The three environments (.venv, .venv-lab, .venv-student) are made before the timed phases.
 ## nbval's waits are bounded like the build's (30 s a cell, 30 s to start a kernel) instead of 2000 s.
 ## The PDF and the student edition (with the slides) are made side by side (each mostly one core; the
 ## PDF's output is shown when it ends); tests/conftest.py starts the longest test files first (times
@@ -80,7 +85,7 @@ execute: $(STAMP)
 ## the total to the book's build (issue 20: at most 4x), from book/_tools/phase_times.py.
 PHASES := _build/phase-times.json
 PHASE = $(PY) book/_tools/phase_times.py run $(PHASES)
-test: $(STAMP) $(LAB_STAMP)
+test: $(STAMP) $(LAB_STAMP) $(STUDENT_ENV_STAMP)
 	$(PY) book/_tools/phase_times.py start $(PHASES)
 	$(PHASE) book -- $(MAKE) book
 	$(MAKE) $(NPM_STAMP)
@@ -89,8 +94,17 @@ test: $(STAMP) $(LAB_STAMP)
 	wait $$pdf; pdf_code=$$?; echo "---- make pdf PDF_REUSE_BOOK=1 (side by side with make student):"; \
 	cat _build/pdf/make-pdf.log; [ $$student -eq 0 ] && [ $$pdf_code -eq 0 ]
 	@$(PHASE) pytest -- $(PY) -m pytest -q -n 2 --dist loadfile --nbval-lax --nbval-cell-timeout=30 \
-		--nbval-kernel-startup-timeout=30 tests notebooks/; code=$$?; \
+		--nbval-kernel-startup-timeout=30 --nbval-kernel-name=tx-student tests _build/student/notebooks/; code=$$?; \
 	$(PY) book/_tools/phase_times.py summary $(PHASES); exit $$code
+
+## The student environment (.venv-student): the student folder's requirements (book/_tools/student.py
+## writes them; the ledger from the repository until `make student` has written the folder), made
+## once and remade when they change (book/_tools/student_env.py).
+$(STUDENT_ENV_STAMP): $(STAMP) requirements.txt Makefile book/_tools/student.py book/_tools/student_env.py
+	$(PY) book/_tools/student_env.py --jupyterlab $(JUPYTERLAB_VERSION) --jupyterlab-myst $(JUPYTERLAB_MYST_VERSION)
+	@touch $(STUDENT_ENV_STAMP)
+
+student-env: $(STUDENT_ENV_STAMP)
 
 ## Execute every chapter N times through the build's path; report the slowest and any stall or retry.
 N ?= 5

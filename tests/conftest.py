@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 TEST_TIMES = ROOT / "_build" / "test-times.json"
 
@@ -32,9 +34,40 @@ def _last_times() -> dict[str, float]:
 _SECONDS: dict[str, float] = {}  # this run's seconds per test file
 
 
+STUDENT = ROOT / "_build" / "student"
+STUDENT_KERNELS = ROOT / "_build" / "jupyter-student"
+"""Where the kernelspec `tx-student` lives (book/_tools/student_env.py): the student environment's
+`python -I -B`, which nbval starts for the student folder's notebooks (`--nbval-kernel-name=tx-student`)."""
+
+
+def _student_kernel(config) -> None:
+    """With `--nbval-kernel-name=tx-student` (make test): nbval runs the notebooks in the student
+    environment. Make it if the student folder's requirements changed since it was made, point its
+    ledger at the folder's copy, and write the kernelspec where jupyter_client finds it (JUPYTER_PATH,
+    set before xdist starts its workers, which inherit it)."""
+    import os
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    import student_env
+
+    if hasattr(config, "workerinput"):
+        return  # the controller has made it and set JUPYTER_PATH, which the worker inherited
+    requirements = STUDENT / "requirements.txt"
+    if not requirements.exists():
+        raise pytest.UsageError("--nbval-kernel-name=tx-student: build the student folder first (make student)")
+    student_env.make(requirements.read_text(encoding="utf-8"), STUDENT)
+    student_env.point_at(STUDENT)
+    student_env.write_kernel(STUDENT_KERNELS)
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(
+        [str(STUDENT_KERNELS)] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p])
+
+
 def pytest_configure(config):
     if _last_times() and hasattr(config.option, "loadscopereorder"):
         config.option.loadscopereorder = False  # keep the collection order below, longest file first
+    if getattr(config.option, "nbval_kernel_name", None) == "tx-student":
+        _student_kernel(config)
 
 
 def pytest_collection_modifyitems(session, config, items):

@@ -5,7 +5,7 @@
 formatted with each role's format spec exactly as myst-nb formats them and compared, in order, with the
 numbers on the built HTML page. The glue values myst-nb rendered (_build/jupyter_execute/*.glue.json)
 must be this execution's, and every code cell (the remove-cell asserts among them) must have run without
-error. nbval executes every notebook once more on its own: two executions per notebook in `make test`.
+error. nbval executes every chapter's student copy in the student environment: two executions per chapter in `make test`.
 The test also checks that no static page carries a dead widget and that no page shows NaN or Infinity.
 """
 from __future__ import annotations

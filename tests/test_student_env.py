@@ -1,30 +1,33 @@
 """The student folder (`make student`, _build/student) runs on its own: every chapter notebook
 executes in a virtual environment holding only the packages of its requirements.txt (no Sphinx,
 myst-nb, Playwright or pytest), with the ledger installed from the folder itself, the kernel started
-with `python -I` (no PYTHONPATH, no user site) in the folder's notebooks/.
+with `python -I -B` (no PYTHONPATH, no user site) in the folder's notebooks/.
 
-The environment is made once from the requirements file (pip, a few minutes; kept in
-.venv-student beside .venv and .venv-lab, so a clean build keeps it, and remade when the file changes); TX_STUDENT_VENV names another one to use."""
+The notebooks are run by nbval: `make test` collects _build/student/notebooks/ with
+`--nbval-kernel-name=tx-student`, and tests/conftest.py makes that kernel from the student
+environment (.venv-student, book/_tools/student_env.py; made before the timed phases, as .venv-lab
+is, and remade when the requirements change). Each student notebook is one nbval module, its cells
+one test each; a cell that raises fails. The chapters as written (with their exercise cells, which
+compute and assert the answers) are executed by the book's build, which fails on any error
+(book/_tools/execute_chapters.py, allow_errors=False; tests/test_execution.py). The tests below check
+the environment, and that make test's nbval run is this one, over every chapter."""
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import json
-import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDENT = ROOT / "_build" / "student"
-VENV = Path(os.environ.get("TX_STUDENT_VENV", ROOT / ".venv-student"))
+sys.path.insert(0, str(ROOT / "book" / "_tools"))
+import student_env  # noqa: E402
 
 
 def chapters() -> list[str]:
-    import re
     return re.findall(r"file:\s*notebooks/(\S+)", (ROOT / "_toc.yml").read_text(encoding="utf-8"))
 
 
@@ -32,28 +35,9 @@ def chapters() -> list[str]:
 def student_python() -> Path:
     requirements = STUDENT / "requirements.txt"
     assert requirements.exists(), "build the student folder first (make student)"
-    python = VENV / "bin" / "python"
-    stamp = VENV / ".requirements-sha256"
-    digest = hashlib.sha256(requirements.read_bytes()).hexdigest()
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    VENV.parent.mkdir(parents=True, exist_ok=True)
-    with open(VENV.parent / f"{VENV.name}.lock", "w") as lock:  # pytest -n: one worker installs at a time
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        _install(requirements, python, stamp, digest, env)
-    return python
-
-
-def _install(requirements: Path, python: Path, stamp: Path, digest: str, env: dict) -> None:
-    if "TX_STUDENT_VENV" not in os.environ and not (stamp.exists() and stamp.read_text() == digest):
-        subprocess.run([sys.executable, "-m", "venv", "--clear", str(VENV)], check=True)
-        done = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "-r", "requirements.txt"],
-                              cwd=STUDENT, env=env, capture_output=True, text=True, check=False)
-        assert done.returncode == 0, "pip could not install the student requirements:\n" + done.stderr[-3000:]
-        stamp.write_text(digest)
-    else:  # the ledger from this student folder (the environment may have been made from another copy)
-        done = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps",
-                               "-e", str(STUDENT)], env=env, capture_output=True, text=True, check=False)
-        assert done.returncode == 0, done.stderr[-3000:]
+    student_env.make(requirements.read_text(encoding="utf-8"), STUDENT)
+    student_env.point_at(STUDENT)
+    return student_env.python()
 
 
 def test_only_the_student_packages_are_importable(student_python):
@@ -66,33 +50,40 @@ def test_only_the_student_packages_are_importable(student_python):
     assert all(found[m] for m in ("ledger", "numpy", "matplotlib", "ipywidgets", "ipykernel", "jupyterlab",
                                   "jupyterlab_myst")), found
     assert not any(found[m] for m in ("sphinx", "myst_nb", "playwright", "pytest", "nbval")), found
-    where = subprocess.run([str(student_python), "-I", "-B", "-c", "import ledger; print(ledger.__file__)"],
-                           capture_output=True, text=True, check=True).stdout.strip()
-    assert Path(where).resolve().is_relative_to(STUDENT.resolve()), where
+    assert student_env.ledger_location().is_relative_to(STUDENT.resolve()), student_env.ledger_location()
 
 
-@pytest.fixture(scope="module")
-def kernel_dir(student_python, tmp_path_factory) -> Path:
-    """A kernelspec `student` that starts the kernel with the student environment's `python -I`."""
-    path = tmp_path_factory.mktemp("jupyter")
-    spec = path / "kernels" / "student"
-    spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [str(student_python), "-I", "-B", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "student", "language": "python"}))
-    return path
+def test_the_environment_was_made_from_the_student_folders_requirements(student_python):
+    text = (STUDENT / "requirements.txt").read_text(encoding="utf-8")
+    assert student_env.is_current(text), f"{student_env.VENV} was not made from {STUDENT / 'requirements.txt'}"
 
 
-@pytest.mark.parametrize("stem", chapters())
-def test_the_student_notebook_runs_in_the_student_environment(kernel_dir, stem, monkeypatch):
+def test_the_student_kernel_is_the_student_environment(tmp_path, student_python):
+    spec = json.loads((student_env.write_kernel(tmp_path) / "kernel.json").read_text())
+    assert spec["argv"][:3] == [str(student_python), "-I", "-B"]
+
+
+def test_make_test_runs_every_student_notebook_under_nbval_in_the_student_kernel():
+    """The nbval run of `make test` is the one that executes the student notebooks: its pytest command
+    names the student folder's notebooks and the student kernel, and the folder has every chapter."""
+    recipe = (ROOT / "Makefile").read_text(encoding="utf-8").split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    command = " ".join(recipe.replace("\\\n", " ").split())
+    assert "--nbval-lax" in command and f"--nbval-kernel-name={student_env.KERNEL_NAME}" in command, command
+    assert re.search(r"(^|\s)_build/student/notebooks/?(\s|;|$)", command), command
+    assert sorted(p.stem for p in (STUDENT / "notebooks").glob("*.ipynb")) == sorted(chapters())
+
+
+def test_the_student_kernel_runs_a_notebook_in_the_student_folder(student_python, tmp_path, monkeypatch):
+    """The kernel nbval starts: in the folder's notebooks/, with the folder's ledger and data."""
+    import nbformat
     from nbclient import NotebookClient
 
-    monkeypatch.setenv("JUPYTER_PATH", str(kernel_dir))
-    monkeypatch.delenv("PYTHONPATH", raising=False)
-    nb = nbformat.read(STUDENT / "notebooks" / f"{stem}.ipynb", as_version=4)
-    client = NotebookClient(nb, kernel_name="student", timeout=120, startup_timeout=60,
-                            resources={"metadata": {"path": str(STUDENT / "notebooks")}})
-    client.execute()
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
-              if o.output_type == "error" or (o.output_type == "stream" and o.name == "stderr")]
-    assert not errors, f"{stem}: {errors[0]}"
+    student_env.write_kernel(tmp_path)
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import os, sys, ledger\nprint(os.getcwd(), ledger.__file__, sys.flags.isolated, os.path.isdir('../data'))")])
+    NotebookClient(nb, kernel_name=student_env.KERNEL_NAME, timeout=60, startup_timeout=60,
+                   resources={"metadata": {"path": str(STUDENT / "notebooks")}}).execute()
+    cwd, where, isolated, data = nb.cells[0].outputs[0]["text"].split()
+    assert Path(cwd) == (STUDENT / "notebooks").resolve() and Path(where).resolve().is_relative_to(STUDENT.resolve())
+    assert isolated == "1" and data == "True"
