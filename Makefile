@@ -79,8 +79,10 @@ execute: $(STAMP)
 ## (nothing runs again), and the JupyterLab front-end test uses its own environment, .venv-lab.
 ## The three environments (.venv, .venv-lab, .venv-student) are made before the timed phases.
 ## nbval's waits are bounded like the build's (30 s a cell, 30 s to start a kernel) instead of 2000 s.
-## The PDF and the student edition (with the slides) are made side by side (each mostly one core; the
-## PDF's output is shown when it ends); tests/conftest.py starts the longest test files first (times
+## After the book, the student folder's notebooks and library are written (a second or two); then the
+## PDF and the student edition (with the slides) are made side by side with the tests (each mostly
+## one core; their output is shown at the end): the test files that read what they make wait for
+## them and run last (tests/conftest.py, AFTER_BUILDS); the others run meanwhile, longest first (times
 ## of the last run, _build/test-times.json). The last line gives each phase's time and the ratio of
 ## the total to the book's build (issue 20: at most 4x), from book/_tools/phase_times.py.
 PHASES := _build/phase-times.json
@@ -89,13 +91,19 @@ test: $(STAMP) $(LAB_STAMP) $(STUDENT_ENV_STAMP)
 	$(PY) book/_tools/phase_times.py start $(PHASES)
 	$(PHASE) book -- $(MAKE) book
 	$(MAKE) $(NPM_STAMP)
-	@mkdir -p _build/pdf; $(PHASE) pdf -- $(MAKE) pdf PDF_REUSE_BOOK=1 > _build/pdf/make-pdf.log 2>&1 & pdf=$$!; \
-	$(PHASE) student+slides -- $(MAKE) student; student=$$?; \
-	wait $$pdf; pdf_code=$$?; echo "---- make pdf PDF_REUSE_BOOK=1 (side by side with make student):"; \
-	cat _build/pdf/make-pdf.log; [ $$student -eq 0 ] && [ $$pdf_code -eq 0 ]
-	@$(PHASE) pytest -- $(PY) -m pytest -q -n 2 --dist loadfile --nbval-lax --nbval-cell-timeout=30 \
-		--nbval-kernel-startup-timeout=30 --nbval-kernel-name=tx-student tests _build/student/notebooks/; code=$$?; \
-	$(PY) book/_tools/phase_times.py summary $(PHASES); exit $$code
+	$(PHASE) student-notebooks -- $(PY) book/_tools/student.py --executed $(EXECUTED) --out _build/student --notebooks-only \
+		--jupyterlab $(JUPYTERLAB_VERSION) --jupyterlab-myst $(JUPYTERLAB_MYST_VERSION)
+	@mkdir -p _build/pdf; \
+	$(PHASE) pdf -- $(MAKE) pdf PDF_REUSE_BOOK=1 > _build/pdf/make-pdf.log 2>&1 & pdf=$$!; \
+	$(PHASE) student+slides -- $(MAKE) student STUDENT_FLAGS=--keep-notebooks > _build/make-student.log 2>&1 & student=$$!; \
+	TX_AFTER_PHASES="pdf student+slides" $(PHASE) pytest -- $(PY) -m pytest -q -n 2 --dist loadfile --nbval-lax \
+		--nbval-cell-timeout=30 --nbval-kernel-startup-timeout=30 --nbval-kernel-name=tx-student \
+		tests _build/student/notebooks/; code=$$?; \
+	wait $$pdf; pdf_code=$$?; wait $$student; student_code=$$?; \
+	echo "---- make pdf PDF_REUSE_BOOK=1 (side by side with the tests):"; cat _build/pdf/make-pdf.log; \
+	echo "---- make student (side by side with the tests):"; cat _build/make-student.log; \
+	$(PY) book/_tools/phase_times.py summary $(PHASES); \
+	[ $$code -eq 0 ] && [ $$pdf_code -eq 0 ] && [ $$student_code -eq 0 ]
 
 ## The student environment (.venv-student): the student folder's requirements (book/_tools/student.py
 ## writes them; the ledger from the repository until `make student` has written the folder), made

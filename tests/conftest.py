@@ -6,11 +6,15 @@ so one of them could start last and run alone while the other worker idles. Here
 how long each file took (setup, call and teardown of its tests, summed) in _build/test-times.json,
 and the next run collects the files longest first (and tells xdist to keep that order), as the
 book's executor starts the longest chapters first. Without that file the order is xdist's own.
-Which tests run is not changed, only their order.
+Which tests run is not changed, only their order. Under `make test` (TX_AFTER_PHASES set), the test
+files that read the PDF, the slides or the student edition come last and wait for the phases that
+make them, which run side by side with the other tests (AFTER_BUILDS below).
 """
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,9 +49,6 @@ def _student_kernel(config) -> None:
     environment. Make it if the student folder's requirements changed since it was made, point its
     ledger at the folder's copy, and write the kernelspec where jupyter_client finds it (JUPYTER_PATH,
     set before xdist starts its workers, which inherit it)."""
-    import os
-    import sys
-
     sys.path.insert(0, str(ROOT / "book" / "_tools"))
     import student_env
 
@@ -64,17 +65,56 @@ def _student_kernel(config) -> None:
 
 
 def pytest_configure(config):
-    if _last_times() and hasattr(config.option, "loadscopereorder"):
+    if (_last_times() or os.environ.get("TX_AFTER_PHASES")) and hasattr(config.option, "loadscopereorder"):
         config.option.loadscopereorder = False  # keep the collection order below, longest file first
     if getattr(config.option, "nbval_kernel_name", None) == "tx-student":
         _student_kernel(config)
 
 
+AFTER_BUILDS = {
+    "tests/test_answered_before_asked.py", "tests/test_book_html.py", "tests/test_browser.py",
+    "tests/test_course_guide.py", "tests/test_offline.py", "tests/test_pdf.py", "tests/test_slides.py",
+    "tests/test_student.py",
+}
+"""The test files that read what `make test` builds while the other tests run: the PDF (which also
+links itself from the landing page), the slides (written into _build/html/slides) and the student
+edition's HTML and PDF. With TX_AFTER_PHASES (the phases' names, which make test sets), their tests
+wait for those phases to end and run after every other file; a phase that failed fails them by name.
+Every other test reads only the sources, the book's build (made before), or the student folder's
+notebooks, library and requirements (written before, and kept by the phases: --keep-notebooks)."""
+PHASES = ROOT / "_build" / "phase-times.json"
+
+
+def _waits(nodeid: str) -> bool:
+    return _file(nodeid) in AFTER_BUILDS
+
+
 def pytest_collection_modifyitems(session, config, items):
     times = _last_times()
-    if times:
-        order = {id(item): i for i, item in enumerate(items)}
-        items.sort(key=lambda item: (-times.get(_file(item.nodeid), 0.0), order[id(item)]))
+    order = {id(item): i for i, item in enumerate(items)}
+    waiting = bool(os.environ.get("TX_AFTER_PHASES"))
+    if times or waiting:
+        items.sort(key=lambda item: (waiting and _waits(item.nodeid), -times.get(_file(item.nodeid), 0.0),
+                                     order[id(item)]))
+
+
+_PHASES_DONE: dict[str, int] = {}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    names = os.environ.get("TX_AFTER_PHASES", "").split()
+    if not names or not _waits(item.nodeid):
+        return
+    if not _PHASES_DONE:
+        sys.path.insert(0, str(ROOT / "book" / "_tools"))
+        import phase_times
+
+        _PHASES_DONE.update(phase_times.wait_for(PHASES, names))
+    failed = [f"{name} (exit {code})" for name, code in _PHASES_DONE.items() if code != 0]
+    if failed:
+        pytest.fail(f"{_file(item.nodeid)} reads what these phases make, and they failed: {', '.join(failed)}",
+                    pytrace=False)
 
 
 def pytest_runtest_logreport(report):

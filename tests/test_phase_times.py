@@ -37,3 +37,30 @@ def test_bad_usage_is_one_line_and_exit_2(tmp_path, capsys):
     assert phase_times.main(["summary", str(tmp_path / "missing.json")]) == 2
     errors = capsys.readouterr().err.strip().splitlines()
     assert len(errors) == 2 and "usage" in errors[0] and "missing.json" in errors[1]
+
+
+def test_a_phase_is_recorded_when_it_starts_and_waited_for_until_it_ends(tmp_path):
+    import threading
+    import time
+
+    log = tmp_path / "phases.json"
+    phase_times.main(["start", str(log)])
+    marker = tmp_path / "go"
+    script = f"import pathlib, time\nwhile not pathlib.Path({str(marker)!r}).exists(): time.sleep(0.05)\nraise SystemExit(4)"
+    runner = threading.Thread(target=phase_times.main, args=(["run", str(log), "slow", "--", sys.executable, "-c", script],))
+    runner.start()
+    deadline = time.monotonic() + 10
+    while not json.loads(log.read_text())["phases"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (only,) = json.loads(log.read_text())["phases"]
+    assert only["name"] == "slow" and only["end"] is None  # recorded at its start
+    assert "slow" in phase_times.summary(json.loads(log.read_text()), now=only["start"] + 1) and "(running)" in \
+        phase_times.summary(json.loads(log.read_text()), now=only["start"] + 1)
+    try:
+        phase_times.wait_for(log, ["slow"], timeout_s=0.3, poll_s=0.05)
+        raise AssertionError("wait_for returned while the phase ran")
+    except TimeoutError as error:
+        assert "slow" in str(error)
+    marker.touch()
+    assert phase_times.wait_for(log, ["slow"], timeout_s=10, poll_s=0.05) == {"slow": 4}
+    runner.join()

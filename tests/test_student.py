@@ -254,3 +254,28 @@ def test_the_student_readme_gives_per_os_install_steps(student):
         assert step in readme, f"README.md lacks {step!r}"
     requirements = (student / "requirements.txt").read_text(encoding="utf-8")
     assert "py -m venv" in requirements and "python3 -m venv" in requirements
+
+
+def test_keep_notebooks_refuses_a_stale_student_folder(tmp_path):
+    """`make test` builds the student HTML and PDF with --keep-notebooks while nbval runs the folder's
+    notebooks: the run refuses a folder that is not what --notebooks-only would write now."""
+    import shutil
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    import student
+
+    out = tmp_path / "student"
+    for name in ("notebooks", "ledger", "data", "pyproject.toml", "requirements.txt"):
+        source = ROOT / "_build" / "student" / name
+        assert source.exists(), "build the student folder first (make student)"
+        (shutil.copytree if source.is_dir() else shutil.copy2)(source, out / name)
+    pins = dict(re.findall(r"^(JUPYTERLAB(?:_MYST)?_VERSION) := (\S+)", (ROOT / "Makefile").read_text(), re.M))
+    versions = (pins["JUPYTERLAB_VERSION"], pins["JUPYTERLAB_MYST_VERSION"])
+    assert student.stale_folder(out, student.chapter_stems(), *versions) == ""
+    notebook = out / "notebooks" / "03_three_passes.ipynb"
+    notebook.write_text(notebook.read_text(encoding="utf-8").replace("ledger", "ledgr", 1), encoding="utf-8")
+    assert "03_three_passes.ipynb is missing or stale" in student.stale_folder(out, student.chapter_stems(), *versions)
+    shutil.copy2(ROOT / "_build" / "student" / "notebooks" / "03_three_passes.ipynb", notebook)
+    (out / "ledger" / "engine.py").write_text("# changed\n", encoding="utf-8")
+    assert "engine.py is missing or differs" in student.stale_folder(out, student.chapter_stems(), *versions)

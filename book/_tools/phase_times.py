@@ -4,6 +4,10 @@
   python book/_tools/phase_times.py run LOG NAME -- CMD... run CMD, record NAME's start and end; CMD's exit code
   python book/_tools/phase_times.py summary LOG            print the one-line summary
 
+A phase is recorded when it starts (without an end) and again when it ends, so that a test that needs
+what a phase makes can wait for it (`wait_for`, which tests/conftest.py calls: the PDF and the student
+edition are made while the tests that do not read them run).
+
 LOG is a small JSON file (the Makefile uses _build/phase-times.json). Phases may run side by side (two
 `run`s at once): the summary then gives each one's time and the wall time of the group. The ratio is
 the total over the book phase, the measure of issue 20 (make test within four clean book builds).
@@ -36,28 +40,49 @@ def start(log: Path) -> None:
 
 def run(log: Path, name: str, cmd: list[str]) -> int:
     began = time.time()
+    _update(log, lambda record: record["phases"].append({"name": name, "start": began, "end": None, "exit": None}))
     code = subprocess.call(cmd)
-    _update(log, lambda record: record["phases"].append(
-        {"name": name, "start": began, "end": time.time(), "exit": code}))
+
+    def ended(record):
+        phase = next(p for p in reversed(record["phases"]) if p["name"] == name and p["start"] == began)
+        phase.update(end=time.time(), exit=code)
+    _update(log, ended)
     return code
+
+
+def wait_for(log: Path, names: list[str], timeout_s: float = 1800, poll_s: float = 0.5) -> dict[str, int]:
+    """Wait until every phase in `names` has ended (each may not have started yet); return their exit
+    codes. Raises TimeoutError naming the phases still running after `timeout_s` seconds."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        record = json.loads(log.read_text()) if log.exists() else {"phases": []}
+        latest = {p["name"]: p for p in record["phases"]}
+        if all(latest.get(n, {}).get("end") is not None for n in names):
+            return {n: latest[n]["exit"] for n in names}
+        if time.monotonic() > deadline:
+            waiting = [n for n in names if latest.get(n, {}).get("end") is None]
+            raise TimeoutError(f"the phases {', '.join(waiting)} of {log} did not end within {timeout_s:.0f} s")
+        time.sleep(poll_s)
 
 
 def summary(record: dict, now: float) -> str:
     """book 53.1 s | pdf 29.0 s + student+slides 14.2 s side by side: 29.3 s | pytest ... | total | ratio."""
     groups: list[list[dict]] = []  # phases that overlap in time form one group
-    for phase in sorted(record["phases"], key=lambda p: p["start"]):
+    phases = [{**p, "end": now, "exit": "running"} if p.get("end") is None else p for p in record["phases"]]
+    for phase in sorted(phases, key=lambda p: p["start"]):
         if groups and phase["start"] < max(p["end"] for p in groups[-1]):
             groups[-1].append(phase)
         else:
             groups.append([phase])
     parts = []
     for group in groups:
-        each = " + ".join(f"{p['name']} {p['end'] - p['start']:.1f} s{'' if p['exit'] == 0 else ' (failed)'}"
+        state = {0: "", "running": " (running)"}
+        each = " + ".join(f"{p['name']} {p['end'] - p['start']:.1f} s{state.get(p['exit'], ' (failed)')}"
                           for p in group)
         wall = max(p["end"] for p in group) - min(p["start"] for p in group)
         parts.append(each if len(group) == 1 else f"{each} side by side: {wall:.1f} s")
     total = now - record["start"]
-    book = [p["end"] - p["start"] for p in record["phases"] if p["name"] == "book"]
+    book = [p["end"] - p["start"] for p in phases if p["name"] == "book"]
     ratio = f" | ratio to book {total / book[0]:.2f}x" if book and book[0] > 0 else ""
     return "make test phases: " + " | ".join(parts) + f" | total {total:.1f} s{ratio}"
 

@@ -231,6 +231,29 @@ def write_library(out: Path, jupyterlab: str, jupyterlab_myst: str) -> None:
     (out / "README.md").write_text(README.format(title=title), encoding="utf-8")
 
 
+def stale_folder(out: Path, stems: list[str], jupyterlab: str, jupyterlab_myst: str) -> str:
+    """What in the student folder `out` differs from what this run would write ('' when it is
+    current): each notebook, the requirements and each library file."""
+    for stem in stems:
+        path = out / "notebooks" / f"{stem}.ipynb"
+        wanted = nbformat.writes(clean(student_notebook(nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4))))
+        if not path.exists() or path.read_text(encoding="utf-8").rstrip("\n") != wanted.rstrip("\n"):
+            return f"{path} is missing or stale"
+    if (out / "requirements.txt").read_text(encoding="utf-8") != requirements(ROOT / "requirements.txt", jupyterlab,
+                                                                              jupyterlab_myst):
+        return f"{out / 'requirements.txt'} is stale"
+    for name in LIBRARY:
+        source = ROOT / name
+        files = [f for f in source.rglob("*") if f.is_file() and "__pycache__" not in f.parts
+                 and not f.name.endswith(".pyc") and not any(p.endswith(".egg-info") for p in f.parts)] \
+            if source.is_dir() else [source]
+        for file in files:
+            copy = out / file.relative_to(ROOT)
+            if not copy.exists() or copy.read_bytes() != file.read_bytes():
+                return f"{copy} is missing or differs from {file}"
+    return ""
+
+
 def student_config(config_file: Path, executed: Path | None = None) -> dict:
     """The book's configuration for the student edition: execution off, solutions hidden, the
     `{eval}` values read from the main build's executed chapters (`executed`: their folder)."""
@@ -303,16 +326,24 @@ def main(argv: list[str] | None = None) -> int:
                         help="the slides written into the main book by `make slides`, copied into the edition")
     parser.add_argument("--notebooks-only", action="store_true", help="write notebooks/ and the library; skip the HTML")
     parser.add_argument("--no-pdf", action="store_true", help="skip student.pdf")
+    parser.add_argument("--keep-notebooks", action="store_true",
+                        help="keep the notebooks/ and the library a `--notebooks-only` run wrote (they must be "
+                             "current): `make test` runs them under nbval while this run builds the HTML and PDF")
     parser.add_argument("--jupyterlab", default="4.4.10", help="the JupyterLab version of requirements.txt")
     parser.add_argument("--jupyterlab-myst", default="2.7.0", help="the jupyterlab-myst version of requirements.txt")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     stems = chapter_stems()
     try:
-        if (args.out / "notebooks").exists():
-            shutil.rmtree(args.out / "notebooks")
-        write_notebooks(ROOT / "notebooks", args.out / "notebooks", stems)
-        write_library(args.out, args.jupyterlab, args.jupyterlab_myst)
+        if args.keep_notebooks:
+            stale = stale_folder(args.out, stems, args.jupyterlab, args.jupyterlab_myst)
+            if stale:
+                raise StudentError(f"--keep-notebooks: {stale} (run with --notebooks-only first)")
+        else:
+            if (args.out / "notebooks").exists():
+                shutil.rmtree(args.out / "notebooks")
+            write_notebooks(ROOT / "notebooks", args.out / "notebooks", stems)
+            write_library(args.out, args.jupyterlab, args.jupyterlab_myst)
         if not args.notebooks_only:
             build_html(args.executed, ROOT / "notebooks", args.out / "html", stems, args.jupyter_book, args.slides,
                        pdf=None if args.no_pdf else args.out / "student.pdf")
