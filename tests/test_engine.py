@@ -273,3 +273,19 @@ def test_hidden_costs_read_the_modes_precision():
     sp = ledger.make_settings(variant="hyena2", seq_len=4096, modulator="dmd-superpixel")
     assert hidden_costs(sp).precision.enob == pytest.approx(math.log2(3 ** 8) / 2)
     assert hidden_costs(sp, enob=12).precision.enob == 12  # an explicit ENOB still wins
+
+
+def test_double_phase_values_match_the_pair_by_pair_enumeration():
+    """The array count (fast enough for every `import ledger`) against the plain enumeration of every
+    pair of phasors in Python's own arithmetic, for even and odd level counts up to the LCOS's 256."""
+    import math
+
+    from ledger.engine import LCOS_PHASE_LEVELS, MODULATORS, double_phase_values
+
+    def pair_by_pair(levels: int) -> int:
+        roots = [complex(math.cos(2 * math.pi * k / levels), math.sin(2 * math.pi * k / levels)) for k in range(levels)]
+        return len({complex(round((a + b).real, 9), round((a + b).imag, 9)) for a in roots for b in roots})
+
+    for levels in (1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 31, 64, 100, LCOS_PHASE_LEVELS):
+        assert double_phase_values(levels) == pair_by_pair(levels), levels
+    assert MODULATORS["lcos-double-phase"].distinct_values == pair_by_pair(LCOS_PHASE_LEVELS) == 32_769
