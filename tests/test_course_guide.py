@@ -176,3 +176,13 @@ def test_the_guide_states_the_exact_padding_bound():
     for where, text in (("course guide", GUIDE), ("chapter 02's slide lines", lines)):
         bounds = re.findall(r"n \\ge 2L(-1)?", text)
         assert bounds and all(bounds), f"{where}: n >= 2L where the exact bound is 2L-1"
+
+
+def test_students_get_their_identifier_before_the_first_in_class_exercise():
+    """The in-class exercise is worked with the student's own parameters, drawn from their identifier:
+    the first session hands the identifiers out before its in-class exercise starts."""
+    _, slots = sessions()[0]
+    handed = [a for a, _, what in slots if "identifier" in what]
+    in_class = [a for a, _, what in slots if what.startswith("in class")]
+    assert handed, "the first session does not say when students get their identifier"
+    assert handed[0] < in_class[0], f"identifiers at minute {handed[0]}, the in-class exercise at minute {in_class[0]}"
