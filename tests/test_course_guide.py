@@ -208,3 +208,32 @@ def test_students_get_their_identifier_before_the_first_in_class_exercise():
     in_class = [a for a, _, what in slots if what.startswith("in class")]
     assert handed, "the first session does not say when students get their identifier"
     assert handed[0] < in_class[0], f"identifiers at minute {handed[0]}, the in-class exercise at minute {in_class[0]}"
+
+
+def test_the_paper_slips_command_writes_each_students_parameters_for_the_in_class_labels(tmp_path):
+    """The guide's command for paper slips runs as written (with a class file and an output here), and
+    its CSV has the columns the guide says to print, for exactly the numeric labels of an in-class
+    exercise, with each student's parameters."""
+    import csv
+    import shlex
+
+    from ledger.exercises.instructor import main as key_main
+    from ledger.exercises.registry import parameters
+
+    section = GUIDE.split("**Parameters on paper.**", 1)[1].split("\n**", 1)[0]
+    command = shlex.split(re.search(r"```bash\n(.*?)\n```", section, re.DOTALL).group(1))
+    assert command[:5] == ["python", "-m", "ledger", "exercises", "key"], command
+    args = command[5:]
+    (tmp_path / "class.txt").write_text("s001\ns002\ns003\n", encoding="utf-8")
+    args[args.index("--students") + 1] = str(tmp_path / "class.txt")
+    args[args.index("--out") + 1] = str(tmp_path / "slips.csv")
+    assert key_main(["key", *args]) == 0
+    rows = list(csv.DictReader((tmp_path / "slips.csv").open(encoding="utf-8")))
+    for column in re.findall(r"`(\w+)`", section.split("print the", 1)[1].split("columns", 1)[0]):
+        assert column in rows[0], f"the key has no {column!r} column"
+    labels = {r["label"] for r in rows}
+    in_class = {a[0] for _, a, _, _ in graded_rows()}
+    assert any(labels == set(graded_labels(e)) for e in in_class), f"{labels}: not an in-class exercise's labels"
+    for row in rows:
+        shown = parameters(row["label"], row["student"])
+        assert all(f"{k}={v}" in row["parameters"] for k, v in shown.items() if k in REGISTRY[row["label"]].variants)
