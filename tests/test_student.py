@@ -279,3 +279,36 @@ def test_keep_notebooks_refuses_a_stale_student_folder(tmp_path):
     shutil.copy2(ROOT / "_build" / "student" / "notebooks" / "03_three_passes.ipynb", notebook)
     (out / "ledger" / "engine.py").write_text("# changed\n", encoding="utf-8")
     assert "engine.py is missing or differs" in student.stale_folder(out, student.chapter_stems(), *versions)
+
+
+def disk_megabytes(folder: Path) -> float:
+    """The space `folder` takes on disk (allocated blocks of its files and folders, each inode once), in MB."""
+    import os
+
+    seen, used = set(), 0
+    for path in [folder, *folder.rglob("*")]:
+        info = path.lstat()
+        if (info.st_dev, info.st_ino) not in seen:
+            seen.add((info.st_dev, info.st_ino))
+            used += info.st_blocks * 512
+    return used / 1e6
+
+
+def test_the_stated_size_of_the_student_environment_is_within_15_percent_of_the_real_one():
+    """The README and the course guide say how much disk the student requirements take; the
+    environment made from them (.venv-student, `make student-env`) is measured against it."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    import student
+    import student_env
+
+    assert student_env.python().exists(), (f"the student environment {student_env.VENV} is missing: run "
+                                           "`make student-env` (or set TX_STUDENT_VENV to one)")
+    guide = " ".join((ROOT / "book" / "course_guide.md").read_text(encoding="utf-8").split())
+    readme = student.README.format(title="", env_mb=student.STUDENT_ENV_MB)
+    stated = {int(n) for text in (guide, readme) for n in re.findall(r"about (\d+) MB on disk", text)}
+    assert stated == {student.STUDENT_ENV_MB}, f"the guide and the README state {stated} MB"
+    measured = disk_megabytes(student_env.VENV)
+    assert abs(student.STUDENT_ENV_MB - measured) <= 0.15 * measured, \
+        f"{student_env.VENV} takes {measured:.0f} MB; the guide and README say about {student.STUDENT_ENV_MB} MB"

@@ -51,6 +51,9 @@ COPIED = ["_toc.yml", "book"]
 # requirements.txt pins them) and JupyterLab with the MyST renderer (pinned by the Makefile).
 STUDENT_PACKAGES = ("numpy", "matplotlib", "ipywidgets", "ipykernel", "ipython")
 LIBRARY = ["ledger", "data", "pyproject.toml"]
+STUDENT_ENV_MB = 450
+"""The disk space the environment made from the student requirements takes, in MB (10^6 bytes), as the
+README and the course guide state it; tests/test_student.py measures .venv-student against it."""
 
 
 TEACHER_BLOCK = re.compile(r"^<!-- teacher-edition -->\n.*?^<!-- /teacher-edition -->\n?", re.MULTILINE | re.DOTALL)
@@ -184,7 +187,7 @@ README = """# {title}: student folder
 
 The chapters as notebooks, without solutions, with the `ledger` library they use.
 
-Install (Python 3.11 or newer; about 300 MB; once), in this folder.
+Install (Python 3.11 or newer; about {env_mb} MB on disk; once), in this folder.
 
 Linux and macOS, in a terminal:
 
@@ -228,7 +231,7 @@ def write_library(out: Path, jupyterlab: str, jupyterlab_myst: str) -> None:
     (out / "requirements.txt").write_text(requirements(ROOT / "requirements.txt", jupyterlab, jupyterlab_myst),
                                           encoding="utf-8")
     title = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8")).get("title", "")
-    (out / "README.md").write_text(README.format(title=title), encoding="utf-8")
+    (out / "README.md").write_text(README.format(title=title, env_mb=STUDENT_ENV_MB), encoding="utf-8")
 
 
 def stale_folder(out: Path, stems: list[str], jupyterlab: str, jupyterlab_myst: str) -> str:
