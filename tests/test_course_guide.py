@@ -237,3 +237,22 @@ def test_the_paper_slips_command_writes_each_students_parameters_for_the_in_clas
     for row in rows:
         shown = parameters(row["label"], row["student"])
         assert all(f"{k}={v}" in row["parameters"] for k, v in shown.items() if k in REGISTRY[row["label"]].variants)
+
+
+WIDGET_CALL = re.compile(r"(?<![\w.])(?:[\w.]+\.)?(?:interactive|explorer|interact)\(")
+
+
+def test_the_landing_pages_sliders_sentence_names_exactly_the_chapters_without_a_widget():
+    """book/intro.md: "every chapter but <the chapters named> has sliders"; the chapters with a widget
+    cell (an `interactive(`, `explorer(` or `interact(` call) are all the others."""
+    intro = " ".join((ROOT / "book" / "intro.md").read_text(encoding="utf-8").split())
+    sentence = re.search(r"every chapter but (.*?) has sliders", intro)
+    assert sentence, "the landing page's sentence on sliders is not found"
+    named = set(DOC.findall(sentence.group(1)))
+    with_widget = set()
+    for stem in chapter_times():
+        nb = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
+        if any(WIDGET_CALL.search(c.source) for c in nb.cells if c.cell_type == "code"):
+            with_widget.add(stem)
+    assert named == set(chapter_times()) - with_widget, \
+        f"named without sliders: {sorted(named)}; chapters without a widget: {sorted(set(chapter_times()) - with_widget)}"
