@@ -312,3 +312,58 @@ def test_the_stated_size_of_the_student_environment_is_within_15_percent_of_the_
     measured = disk_megabytes(student_env.VENV)
     assert abs(student.STUDENT_ENV_MB - measured) <= 0.15 * measured, \
         f"{student_env.VENV} takes {measured:.0f} MB; the guide and README say about {student.STUDENT_ENV_MB} MB"
+
+
+def makefile_targets() -> list[str]:
+    return sorted(set(re.findall(r"^([a-z][\w-]*)\s*:(?!=)", (ROOT / "Makefile").read_text(encoding="utf-8"),
+                                 re.MULTILINE)))
+
+
+def make_commands_in(text: str) -> list[str]:
+    targets = "|".join(sorted(map(re.escape, makefile_targets()), key=len, reverse=True))
+    return re.findall(rf"\bmake (?:{targets})(?![\w-])", text)
+
+
+def test_no_make_command_is_given_to_students(student):
+    """The student folder has no Makefile and is no clone: its pages (and their sources), notebooks and
+    README name no `make` command, where the main book's landing page and chapters do; its notebooks'
+    install cell and landing page give the folder's own route (requirements.txt, jupyter lab)."""
+    assert make_commands_in(page_text(MAIN / "book" / "intro.html")), "the main landing page names no make (test broken)"
+    assert make_commands_in(markdown("00_introduction")), "chapter 00 names no make command (test broken)"
+    found = {}
+    for path in [*(student / "html").rglob("*"), *(student / "notebooks").glob("*.ipynb"), student / "README.md"]:
+        if path.suffix in (".html", ".ipynb", ".md", ".txt") and path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            text = page_text(path) if path.suffix == ".html" else " ".join(text.replace("\\n", " ").split())
+            if make_commands_in(text):
+                found[str(path.relative_to(student))] = make_commands_in(text)
+    assert not found, f"make commands given to students: {found}"
+    intro = page_text(student / "html" / "book" / "intro.html")
+    assert "pip install -r requirements.txt" in intro and "jupyter lab notebooks/" in intro
+    for stem in chapters():
+        nb = nbformat.read(student / "notebooks" / f"{stem}.ipynb", as_version=4)
+        install = [c for c in nb.cells if "colab-install" in c.metadata.get("tags", [])]
+        assert len(install) == 1 and "requirements.txt" in install[0].source, f"{stem}: the install cell"
+
+
+def test_the_student_notebooks_rewrite_the_repositorys_commands_and_refuse_others():
+    """Without a build: `make lab` and `make measure` become the folder's commands, the install cell
+    names requirements.txt, and a `make` target with no student form is refused by name."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    from student import StudentError, student_notebook
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell('raise ModuleNotFoundError("run `make lab` in a clone")',
+                                  metadata={"tags": ["remove-cell", "colab-install"]}),
+        nbformat.v4.new_markdown_cell("Run this chapter live with `make lab` to move the sliders; `make measure` times."),
+    ])
+    out = student_notebook(nb)
+    text = "\n".join(c.source for c in out.cells)
+    assert not make_commands_in(text), text
+    assert "requirements.txt" in out.cells[0].source and "python -m ledger.measure" in out.cells[1].source
+    assert "jupyter lab notebooks/" in out.cells[1].source
+    nb.cells[1].source = "Then run `make results`."
+    with pytest.raises(StudentError, match="make results"):
+        student_notebook(nb)

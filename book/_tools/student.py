@@ -67,36 +67,74 @@ STUDENT_PDF = "student.pdf"
 STUDENT_PDF_SENTENCE = (f'For paper there is <a class="tx-student-pdf" href="../{STUDENT_PDF}">this edition as one PDF</a>, '
                         "every chapter in order with its figures, formulas, numbers and the bibliography, and no "
                         "solution.")
+BOOK_HTML_COPY = "a copy of `_build/html`"
+STUDENT_HTML_COPY = "a copy of the student folder's `html/`"
 STUDENT_PDF_LINK = re.compile(r'<a class="tx-student-pdf" href="[^"]*">(?P<text>[^<]*)</a>')
+
+
+# The repository's commands (`make lab`, `make measure`) the chapters name, as the student folder
+# runs them instead; any other `make` target left in a chapter is refused (`make_commands`).
+STUDENT_COMMANDS = ((re.compile(r"with `make lab`(?: \(it opens JupyterLab on the notebooks\))?"),
+                     "in JupyterLab (`jupyter lab notebooks/` in the student folder)"),
+                    (re.compile(r"`make measure`"), "`python -m ledger.measure`"))
+INSTALL_TAG = "colab-install"
+STUDENT_INSTALL_CELL = (
+    "# The chapters need the book's library, `ledger`, which the student folder carries.\n"
+    "import importlib.util\n\n"
+    'if importlib.util.find_spec("ledger") is None:\n'
+    '    raise ModuleNotFoundError("ledger is not installed in this kernel\'s environment: in the student folder, "\n'
+    '                              "install requirements.txt into an environment (README.md says how), then open "\n'
+    '                              "the chapters from it with `jupyter lab notebooks/`")')
+
+
+def make_targets() -> list[str]:
+    """The targets of the repository's Makefile (`lab`, `book`, `test`, ...)."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    return sorted(set(re.findall(r"^([a-z][\w-]*)\s*:(?!=)", text, re.MULTILINE)))
+
+
+def make_commands(text: str) -> list[str]:
+    """The `make <target>` commands of the repository's Makefile that `text` names."""
+    targets = "|".join(re.escape(t) for t in sorted(make_targets(), key=len, reverse=True))
+    return re.findall(rf"\bmake (?:{targets})(?![\w-])", text)
 
 
 class StudentError(Exception):
     """A chapter the builder cannot turn into its student version; the message names it."""
 
 
-def student_guide(text: str) -> str:
-    """The student version of the course guide: every `<!-- teacher-edition -->` ... `<!--
-    /teacher-edition -->` block dropped (the answer key, the instructor API, the build commands)
-    and every `<!-- student-edition ... -->` comment shown as text. A StudentError when the guide
-    has no teacher block or leaves a marker unmatched."""
-    teacher = TEACHER_BLOCK.findall(text)
-    if not teacher:
-        raise StudentError(f"{GUIDE} has no <!-- teacher-edition --> block: the student guide would be the teacher's")
-    guide = STUDENT_BLOCK.sub(lambda m: m["text"], TEACHER_BLOCK.sub("", text))
-    left = re.findall(r"<!-- /?(?:teacher|student)-edition", guide)
+def student_edition(text: str, name: str) -> str:
+    """The student version of a page: every `<!-- teacher-edition -->` ... `<!-- /teacher-edition
+    -->` block dropped and every `<!-- student-edition ... -->` comment shown as text. A StudentError
+    naming the page (`name`) when it has no teacher block or leaves a marker unmatched."""
+    if not TEACHER_BLOCK.findall(text):
+        raise StudentError(f"{name} has no <!-- teacher-edition --> block: the student page would be the teacher's")
+    page = STUDENT_BLOCK.sub(lambda m: m["text"], TEACHER_BLOCK.sub("", text))
+    left = re.findall(r"<!-- /?(?:teacher|student)-edition", page)
     if left:
-        raise StudentError(f"{GUIDE}: an unmatched edition marker ({left[0]!r}...)")
-    return re.sub(r"\n{3,}", "\n\n", guide)
+        raise StudentError(f"{name}: an unmatched edition marker ({left[0]!r}...)")
+    return re.sub(r"\n{3,}", "\n\n", page)
+
+
+def student_guide(text: str) -> str:
+    """The student version of the course guide (`student_edition`): without the answer key, the
+    instructor API and the build commands."""
+    return student_edition(text, GUIDE)
 
 
 def student_intro(text: str, pdf: bool) -> str:
-    """The landing page for the student edition: its sentence on the main book's PDF (which `make
-    pdf` writes, and students cannot) links this edition's PDF when there is one, and goes when
-    there is none. A StudentError when the sentence is not found."""
+    """The landing page for the student edition: its teacher-edition blocks (running the chapters from
+    a clone with `make`) give way to its student-edition ones (from the student folder), a copy of
+    the pages is the folder's html/, and its sentence on the main book's PDF (which `make pdf` writes,
+    and students cannot) links this edition's PDF when there is one, and goes when there is none. A
+    StudentError when the sentence or the blocks are not found."""
     if not BOOK_PDF_SENTENCE.search(text):
         raise StudentError(f"{INTRO}: the sentence linking the book's PDF (\"For paper there is <a "
                            f"class=\"tx-pdf\" ...\") is not found; update student.py with it")
-    return BOOK_PDF_SENTENCE.sub(lambda m: STUDENT_PDF_SENTENCE if pdf else "", text).replace(" \n\n", "\n\n")
+    if BOOK_HTML_COPY not in text:
+        raise StudentError(f"{INTRO}: {BOOK_HTML_COPY!r} (the pages' folder) is not found; update student.py with it")
+    page = BOOK_PDF_SENTENCE.sub(lambda m: STUDENT_PDF_SENTENCE if pdf else "", text).replace(" \n\n", "\n\n")
+    return student_edition(page.replace(BOOK_HTML_COPY, STUDENT_HTML_COPY), INTRO)
 
 
 def strip_solutions(text: str) -> str:
@@ -104,14 +142,31 @@ def strip_solutions(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", SOLUTION_BLOCK.sub("", text)).strip("\n")
 
 
+def student_commands(text: str) -> str:
+    """`text` with the repository's commands it names (`make lab`, `make measure`) as the student
+    folder runs them; a StudentError naming any other `make` command left."""
+    for pattern, replacement in STUDENT_COMMANDS:
+        text = pattern.sub(replacement, text)
+    left = make_commands(text)
+    if left:
+        raise StudentError(f"a chapter tells students to run {left[0]!r}, which the student folder has no "
+                           "Makefile for; add its student form to STUDENT_COMMANDS in student.py")
+    return text
+
+
 def student_notebook(notebook):
     """A copy of a chapter notebook without solutions: every {solution} block goes, and so do the
     code cells after the `## Exercises` heading, which compute and assert the answers; a
-    `from ledger.exercises import check` cell takes their place."""
+    `from ledger.exercises import check` cell takes their place. The repository's commands become
+    the student folder's (`student_commands`), and the install cell (tag colab-install) says how
+    the student folder installs the library."""
     nb = copy.deepcopy(notebook)
     cells, in_exercises = [], False
     has_setup = any(KEPT_EXERCISE_TAGS & set(c.metadata.get("tags", [])) for c in nb.cells)
     for cell in nb.cells:
+        if cell.cell_type == "code" and INSTALL_TAG in cell.metadata.get("tags", []):
+            cell.source = STUDENT_INSTALL_CELL
+        cell.source = student_commands(cell.source)
         if cell.cell_type == "markdown":
             source = strip_solutions(cell.source)
             if source.strip():
