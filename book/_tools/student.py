@@ -4,8 +4,10 @@
   Exercises section (which compute and assert the answers) dropped, but for its set-up cell (tag
   `exercise-setup`: the imports and STUDENT_ID) and the cells that show a statement's parameters
   (tag `exercise-parameters`); a chapter without a set-up cell gets a `from ledger.exercises
-  import check` cell. Glue comes from `ledger.glue` (no myst-nb in the student environment).
-  Stored clean, ready to hand out and run.
+  import check` cell. Glue comes from `ledger.glue` (no myst-nb in the student environment). The
+  repository's commands the chapters name (`make lab`, `make measure`) become the folder's
+  (`student_commands`; any other `make` target is refused), and the install cell says how the
+  folder installs the library. Stored clean, ready to hand out and run.
 - ledger/, data/, pyproject.toml and requirements.txt: the library the chapters import, the data
   they read, and the minimal packages to run them in JupyterLab with its MyST renderer (the
   ledger, NumPy, Matplotlib, ipywidgets, ipykernel, JupyterLab and jupyterlab-myst; no Sphinx,
@@ -18,7 +20,8 @@
   The slides the chapter pages link are copied in from the main book's slides/ (`make slides`).
   Two pages differ from the main book's: the course guide is its student version (the teacher-only
   blocks of book/course_guide.md dropped, its student-only blocks shown: `student_guide`), and the
-  landing page links this edition's PDF, or none (`student_intro`).
+  landing page, whose blocks are chosen the same way (running the chapters from the student folder,
+  not a clone), links this edition's PDF, or none (`student_intro`).
 - student.pdf: the same solution-free book printed to one PDF (single-page build, book/_ext/print_pdf.py),
   also copied into html/ beside index.html, where the landing page links it.
 """
