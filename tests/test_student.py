@@ -364,6 +364,29 @@ def test_the_student_notebooks_rewrite_the_repositorys_commands_and_refuse_other
     assert not make_commands_in(text), text
     assert "requirements.txt" in out.cells[0].source and "python -m ledger.measure" in out.cells[1].source
     assert "jupyter lab notebooks/" in out.cells[1].source
+    nb.cells[1].metadata["tx_slides"] = {"The panel": "- Run live with `make lab`"}
+    assert not make_commands_in(str(student_notebook(nb).cells[1].metadata))
     nb.cells[1].source = "Then run `make results`."
     with pytest.raises(StudentError, match="make results"):
         student_notebook(nb)
+
+
+def test_the_student_slides_rewrite_the_repositorys_commands_and_refuse_others(tmp_path):
+    """The slides copied from the main book: the same rewrites in their HTML (lines and speaker notes)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    from student import StudentError, student_slides
+
+    deck = tmp_path / "09.html"
+    deck.write_text("<li>Run live with <code>make lab</code></li><aside><p>Run this chapter live with <code>make "
+                    "lab</code>\n(it opens JupyterLab on the notebooks); <code>make measure</code> runs it.</p></aside>",
+                    encoding="utf-8")
+    student_slides(tmp_path)
+    html = deck.read_text(encoding="utf-8")
+    assert not make_commands_in(re.sub(r"<[^>]+>", "", html)), html
+    assert "<code>jupyter lab notebooks/</code>" in html and "<code>python -m ledger.measure</code>" in html
+    assert "(it opens" not in html, "the note's aside on make lab stays"
+    deck.write_text("<p>Run <code>make slides</code>.</p>", encoding="utf-8")
+    with pytest.raises(StudentError, match="make slides"):
+        student_slides(tmp_path)

@@ -77,9 +77,15 @@ STUDENT_PDF_LINK = re.compile(r'<a class="tx-student-pdf" href="[^"]*">(?P<text>
 
 # The repository's commands (`make lab`, `make measure`) the chapters name, as the student folder
 # runs them instead; any other `make` target left in a chapter is refused (`make_commands`).
-STUDENT_COMMANDS = ((re.compile(r"with `make lab`(?: \(it opens JupyterLab on the notebooks\))?"),
+# Written in markdown; the slides' HTML has the same with <code> for the backticks (`html_form`).
+STUDENT_COMMANDS = ((r"with `make lab`(?:\s+\(it\s+opens\s+JupyterLab\s+on\s+the\s+notebooks\))?",
                      "in JupyterLab (`jupyter lab notebooks/` in the student folder)"),
-                    (re.compile(r"`make measure`"), "`python -m ledger.measure`"))
+                    (r"`make measure`", "`python -m ledger.measure`"))
+
+
+def html_form(markdown: str) -> str:
+    """A STUDENT_COMMANDS pattern or replacement as the slides' HTML writes it: `x` as <code>x</code>."""
+    return re.sub(r"`([^`]*)`", r"<code>\1</code>", markdown)
 INSTALL_TAG = "colab-install"
 STUDENT_INSTALL_CELL = (
     "# The chapters need the book's library, `ledger`, which the student folder carries.\n"
@@ -149,12 +155,27 @@ def student_commands(text: str) -> str:
     """`text` with the repository's commands it names (`make lab`, `make measure`) as the student
     folder runs them; a StudentError naming any other `make` command left."""
     for pattern, replacement in STUDENT_COMMANDS:
-        text = pattern.sub(replacement, text)
+        text = re.sub(pattern, replacement, text)
     left = make_commands(text)
     if left:
         raise StudentError(f"a chapter tells students to run {left[0]!r}, which the student folder has no "
                            "Makefile for; add its student form to STUDENT_COMMANDS in student.py")
     return text
+
+
+def student_slides(folder: Path) -> None:
+    """Rewrite the slides copied from the main book (`folder`) as `student_commands` rewrites the
+    chapters (their lines and speaker notes come from them); a StudentError naming a slide deck that
+    still names another `make` command."""
+    for page in sorted(folder.glob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        for pattern, replacement in STUDENT_COMMANDS:
+            html = re.sub(html_form(pattern), html_form(replacement), html)
+        left = make_commands(re.sub(r"<[^>]+>", "", html))
+        if left:
+            raise StudentError(f"{page.name}: the slides tell students to run {left[0]!r}; add its student form "
+                               "to STUDENT_COMMANDS in student.py")
+        page.write_text(html, encoding="utf-8")
 
 
 def student_notebook(notebook):
@@ -170,6 +191,8 @@ def student_notebook(notebook):
         if cell.cell_type == "code" and INSTALL_TAG in cell.metadata.get("tags", []):
             cell.source = STUDENT_INSTALL_CELL
         cell.source = student_commands(cell.source)
+        if "tx_slides" in cell.metadata:  # the chapter's slide lines
+            cell.metadata["tx_slides"] = {k: student_commands(v) for k, v in cell.metadata["tx_slides"].items()}
         if cell.cell_type == "markdown":
             source = strip_solutions(cell.source)
             if source.strip():
@@ -373,6 +396,7 @@ def build_html(executed: Path, source: Path, out: Path, stems: list[str], jupyte
     shutil.move(src / "_build" / "html", out)
     shutil.rmtree(src)
     shutil.copytree(slides, out / "slides")
+    student_slides(out / "slides")
     if pdf is not None:
         shutil.copy2(pdf, out / STUDENT_PDF)
 
