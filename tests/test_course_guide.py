@@ -8,6 +8,7 @@ from pathlib import Path
 import nbformat
 
 from ledger.exercises import LABELS, REGISTRY
+from ledger.exercises.registry import exercise_of, parts
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = (ROOT / "book" / "course_guide.md").read_text(encoding="utf-8")
@@ -88,8 +89,8 @@ def plan_section() -> str:
     return GUIDE.split("## Assessment plan", 1)[1].split("\n## ", 1)[0]
 
 
-def graded_rows() -> list[tuple[str, str, list[str], list[str], list[str]]]:
-    """(session, in-class label, numeric homework labels, explanation labels) from the plan's table."""
+def graded_rows() -> list[tuple[str, list[str], list[str], list[str]]]:
+    """(session, in-class exercise, numeric homework exercises, explanation labels) from the plan's table."""
     rows = re.findall(r"^\| (\d) \| ([^|]+) \| ([^|]+) \| ([^|]+) \|$", plan_section(), re.MULTILINE)
     label = re.compile(r"`([a-z0-9-]+)`")
     return [(n, label.findall(a), label.findall(b), label.findall(c)) for n, a, b, c in rows]
@@ -125,13 +126,34 @@ def test_the_assessment_plan_grades_real_labels_with_variants_and_rubrics():
         assert in_class == taught, f"session {session}: the graded derivation is not the in-class exercise"
         assert numeric and explained, f"session {session}: nothing graded"
         for label in in_class + numeric:
-            assert label in LABELS and REGISTRY[label].answer is not None, f"{label}: not a numeric exercise"
-            assert REGISTRY[label].variants, f"{label}: graded work without per-student variants"
+            assert label in LABELS and exercise_of(label) == label, f"{label}: not an exercise's own label"
+            for part in graded_labels(label):
+                assert part in LABELS and REGISTRY[part].answer is not None, f"{part}: not a numeric label"
+                assert REGISTRY[part].variants, f"{part}: graded work without per-student variants"
+                assert label_chapters(part) & chapters, f"session {session}: {part} is not in its chapters"
         for label in explained:
             assert label in LABELS and REGISTRY[label].answer is None, f"{label}: not an explanation"
             assert REGISTRY[label].rubric, f"{label}: an explanation without a rubric"
         for label in in_class + numeric + explained:
             assert label_chapters(label) & chapters, f"session {session}: {label} is not an exercise of its chapters"
+
+
+def graded_labels(exercise: str) -> list[str]:
+    """The guide's rule: an in-class or numeric homework exercise is graded on all its numeric labels
+    (its own and the parts that extend it); its explanation part only where the table names it."""
+    return [part for part in parts(exercise) if REGISTRY[part].answer is not None]
+
+
+def test_the_guide_states_the_graded_label_rule_with_a_real_multi_part_example():
+    """The rule is stated with an example whose parts are what the registry holds, and the plan grades
+    at least one multi-part exercise (else the rule would be untested)."""
+    text = " ".join(plan_section().split())
+    assert "the graded labels are all of the exercise's numeric labels" in text
+    example = re.search(r"`([a-z0-9-]+)`, `([a-z0-9-]+)` and `([a-z0-9-]+)` are parts of `([a-z0-9-]+)`", text)
+    assert example, "the rule's example is not found"
+    assert sorted(example.groups()[:3]) == sorted(p for p in graded_labels(example.group(4)) if p != example.group(4))
+    graded = [e for _, a, b, _ in graded_rows() for e in a + b]
+    assert any(len(graded_labels(e)) > 1 for e in graded), "no graded exercise has several numeric labels"
 
 
 STUDENTS = [f"s{k:03d}" for k in range(200)]
@@ -140,7 +162,7 @@ STUDENTS = [f"s{k:03d}" for k in range(200)]
 def test_what_the_guide_says_variants_prevent_holds_over_the_registry():
     """The guide: classmates often draw the same parameters (for a one-parameter exercise with two
     values, half the pairs); a copied number is wrong only when the parameters differ; the main
-    book's printed solutions answer no student's variant."""
+    book's solutions give no graded label's answer for any student's variant."""
     from itertools import product
 
     from ledger.exercises.instructor import answer
@@ -148,7 +170,7 @@ def test_what_the_guide_says_variants_prevent_holds_over_the_registry():
 
     text = " ".join(plan_section().split())
     assert "any two students share them half the time" in text and "not impossible" in text
-    graded = {label for _, a, b, _ in graded_rows() for label in a + b}
+    graded = {label for _, a, b, _ in graded_rows() for exercise in a + b for label in graded_labels(exercise)}
     two_valued = [label for label in graded if [len(v) for v in REGISTRY[label].variants.values()] == [2]]
     assert two_valued, "the guide's two-value example has no graded exercise"
     for label in sorted(graded):
@@ -176,3 +198,61 @@ def test_the_guide_states_the_exact_padding_bound():
     for where, text in (("course guide", GUIDE), ("chapter 02's slide lines", lines)):
         bounds = re.findall(r"n \\ge 2L(-1)?", text)
         assert bounds and all(bounds), f"{where}: n >= 2L where the exact bound is 2L-1"
+
+
+def test_students_get_their_identifier_before_the_first_in_class_exercise():
+    """The in-class exercise is worked with the student's own parameters, drawn from their identifier:
+    the first session hands the identifiers out before its in-class exercise starts."""
+    _, slots = sessions()[0]
+    handed = [a for a, _, what in slots if "identifier" in what]
+    in_class = [a for a, _, what in slots if what.startswith("in class")]
+    assert handed, "the first session does not say when students get their identifier"
+    assert handed[0] < in_class[0], f"identifiers at minute {handed[0]}, the in-class exercise at minute {in_class[0]}"
+
+
+def test_the_paper_slips_command_writes_each_students_parameters_for_the_in_class_labels(tmp_path):
+    """The guide's command for paper slips runs as written (with a class file and an output here), and
+    its CSV has the columns the guide says to print, for exactly the numeric labels of an in-class
+    exercise, with each student's parameters."""
+    import csv
+    import shlex
+
+    from ledger.exercises.instructor import main as key_main
+    from ledger.exercises.registry import parameters
+
+    section = GUIDE.split("**Parameters on paper.**", 1)[1].split("\n**", 1)[0]
+    command = shlex.split(re.search(r"```bash\n(.*?)\n```", section, re.DOTALL).group(1))
+    assert command[:5] == ["python", "-m", "ledger", "exercises", "key"], command
+    args = command[5:]
+    (tmp_path / "class.txt").write_text("s001\ns002\ns003\n", encoding="utf-8")
+    args[args.index("--students") + 1] = str(tmp_path / "class.txt")
+    args[args.index("--out") + 1] = str(tmp_path / "slips.csv")
+    assert key_main(["key", *args]) == 0
+    rows = list(csv.DictReader((tmp_path / "slips.csv").open(encoding="utf-8")))
+    for column in re.findall(r"`(\w+)`", section.split("print the", 1)[1].split("columns", 1)[0]):
+        assert column in rows[0], f"the key has no {column!r} column"
+    labels = {r["label"] for r in rows}
+    in_class = {a[0] for _, a, _, _ in graded_rows()}
+    assert any(labels == set(graded_labels(e)) for e in in_class), f"{labels}: not an in-class exercise's labels"
+    for row in rows:
+        shown = parameters(row["label"], row["student"])
+        assert all(f"{k}={v}" in row["parameters"] for k, v in shown.items() if k in REGISTRY[row["label"]].variants)
+
+
+WIDGET_CALL = re.compile(r"(?<![\w.])(?:[\w.]+\.)?(?:interactive|explorer|interact)\(")
+
+
+def test_the_landing_pages_sliders_sentence_names_exactly_the_chapters_without_a_widget():
+    """book/intro.md: "every chapter but <the chapters named> has sliders"; the chapters with a widget
+    cell (an `interactive(`, `explorer(` or `interact(` call) are all the others."""
+    intro = " ".join((ROOT / "book" / "intro.md").read_text(encoding="utf-8").split())
+    sentence = re.search(r"every chapter but (.*?) has sliders", intro)
+    assert sentence, "the landing page's sentence on sliders is not found"
+    named = set(DOC.findall(sentence.group(1)))
+    with_widget = set()
+    for stem in chapter_times():
+        nb = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
+        if any(WIDGET_CALL.search(c.source) for c in nb.cells if c.cell_type == "code"):
+            with_widget.add(stem)
+    assert named == set(chapter_times()) - with_widget, \
+        f"named without sliders: {sorted(named)}; chapters without a widget: {sorted(set(chapter_times()) - with_widget)}"

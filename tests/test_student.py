@@ -279,3 +279,114 @@ def test_keep_notebooks_refuses_a_stale_student_folder(tmp_path):
     shutil.copy2(ROOT / "_build" / "student" / "notebooks" / "03_three_passes.ipynb", notebook)
     (out / "ledger" / "engine.py").write_text("# changed\n", encoding="utf-8")
     assert "engine.py is missing or differs" in student.stale_folder(out, student.chapter_stems(), *versions)
+
+
+def disk_megabytes(folder: Path) -> float:
+    """The space `folder` takes on disk (allocated blocks of its files and folders, each inode once), in MB."""
+    import os
+
+    seen, used = set(), 0
+    for path in [folder, *folder.rglob("*")]:
+        info = path.lstat()
+        if (info.st_dev, info.st_ino) not in seen:
+            seen.add((info.st_dev, info.st_ino))
+            used += info.st_blocks * 512
+    return used / 1e6
+
+
+def test_the_stated_size_of_the_student_environment_is_within_15_percent_of_the_real_one():
+    """The README and the course guide say how much disk the student requirements take; the
+    environment made from them (.venv-student, `make student-env`) is measured against it."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    import student
+    import student_env
+
+    assert student_env.python().exists(), (f"the student environment {student_env.VENV} is missing: run "
+                                           "`make student-env` (or set TX_STUDENT_VENV to one)")
+    guide = " ".join((ROOT / "book" / "course_guide.md").read_text(encoding="utf-8").split())
+    readme = student.README.format(title="", env_mb=student.STUDENT_ENV_MB)
+    stated = {int(n) for text in (guide, readme) for n in re.findall(r"about (\d+) MB on disk", text)}
+    assert stated == {student.STUDENT_ENV_MB}, f"the guide and the README state {stated} MB"
+    measured = disk_megabytes(student_env.VENV)
+    assert abs(student.STUDENT_ENV_MB - measured) <= 0.15 * measured, \
+        f"{student_env.VENV} takes {measured:.0f} MB; the guide and README say about {student.STUDENT_ENV_MB} MB"
+
+
+def makefile_targets() -> list[str]:
+    return sorted(set(re.findall(r"^([a-z][\w-]*)\s*:(?!=)", (ROOT / "Makefile").read_text(encoding="utf-8"),
+                                 re.MULTILINE)))
+
+
+def make_commands_in(text: str) -> list[str]:
+    targets = "|".join(sorted(map(re.escape, makefile_targets()), key=len, reverse=True))
+    return re.findall(rf"\bmake (?:{targets})(?![\w-])", text)
+
+
+def test_no_make_command_is_given_to_students(student):
+    """The student folder has no Makefile and is no clone: its pages (and their sources), notebooks and
+    README name no `make` command, where the main book's landing page and chapters do; its notebooks'
+    install cell and landing page give the folder's own route (requirements.txt, jupyter lab)."""
+    assert make_commands_in(page_text(MAIN / "book" / "intro.html")), "the main landing page names no make (test broken)"
+    assert make_commands_in(markdown("00_introduction")), "chapter 00 names no make command (test broken)"
+    found = {}
+    for path in [*(student / "html").rglob("*"), *(student / "notebooks").glob("*.ipynb"), student / "README.md"]:
+        if path.suffix in (".html", ".ipynb", ".md", ".txt") and path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            text = page_text(path) if path.suffix == ".html" else " ".join(text.replace("\\n", " ").split())
+            if make_commands_in(text):
+                found[str(path.relative_to(student))] = make_commands_in(text)
+    assert not found, f"make commands given to students: {found}"
+    intro = page_text(student / "html" / "book" / "intro.html")
+    assert "pip install -r requirements.txt" in intro and "jupyter lab notebooks/" in intro
+    for stem in chapters():
+        nb = nbformat.read(student / "notebooks" / f"{stem}.ipynb", as_version=4)
+        install = [c for c in nb.cells if "colab-install" in c.metadata.get("tags", [])]
+        assert len(install) == 1 and "requirements.txt" in install[0].source, f"{stem}: the install cell"
+
+
+def test_the_student_notebooks_rewrite_the_repositorys_commands_and_refuse_others():
+    """Without a build: `make lab` and `make measure` become the folder's commands, the install cell
+    names requirements.txt, and a `make` target with no student form is refused by name."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    from student import StudentError, student_notebook
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell('raise ModuleNotFoundError("run `make lab` in a clone")',
+                                  metadata={"tags": ["remove-cell", "colab-install"]}),
+        nbformat.v4.new_markdown_cell("Run this chapter live with `make lab` to move the sliders; `make measure` times."),
+    ])
+    out = student_notebook(nb)
+    text = "\n".join(c.source for c in out.cells)
+    assert not make_commands_in(text), text
+    assert "requirements.txt" in out.cells[0].source and "python -m ledger.measure" in out.cells[1].source
+    assert "jupyter lab notebooks/" in out.cells[1].source
+    nb.cells[1].metadata["tx_slides"] = {"The panel": "- Run live with `make lab`"}
+    assert not make_commands_in(str(student_notebook(nb).cells[1].metadata))
+    nb.cells[1].source = "Then run `make results`."
+    with pytest.raises(StudentError, match="make results"):
+        student_notebook(nb)
+
+
+def test_the_student_slides_rewrite_the_repositorys_commands_and_refuse_others(tmp_path):
+    """The slides copied from the main book: the same rewrites in their HTML (lines and speaker notes)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    from student import StudentError, student_slides
+
+    deck = tmp_path / "09.html"
+    deck.write_text("<li>Run live with <code>make lab</code></li><aside><p>Run this chapter live with <code>make "
+                    "lab</code>\n(it opens JupyterLab on the notebooks); <code>make measure</code> runs it.</p></aside>",
+                    encoding="utf-8")
+    student_slides(tmp_path)
+    html = deck.read_text(encoding="utf-8")
+    assert not make_commands_in(re.sub(r"<[^>]+>", "", html)), html
+    assert "<code>jupyter lab notebooks/</code>" in html and "<code>python -m ledger.measure</code>" in html
+    assert "(it opens" not in html, "the note's aside on make lab stays"
+    deck.write_text("<p>Run <code>make slides</code>.</p>", encoding="utf-8")
+    with pytest.raises(StudentError, match="make slides"):
+        student_slides(tmp_path)

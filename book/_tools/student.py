@@ -4,8 +4,10 @@
   Exercises section (which compute and assert the answers) dropped, but for its set-up cell (tag
   `exercise-setup`: the imports and STUDENT_ID) and the cells that show a statement's parameters
   (tag `exercise-parameters`); a chapter without a set-up cell gets a `from ledger.exercises
-  import check` cell. Glue comes from `ledger.glue` (no myst-nb in the student environment).
-  Stored clean, ready to hand out and run.
+  import check` cell. Glue comes from `ledger.glue` (no myst-nb in the student environment). The
+  repository's commands the chapters name (`make lab`, `make measure`) become the folder's
+  (`student_commands`; any other `make` target is refused), and the install cell says how the
+  folder installs the library. Stored clean, ready to hand out and run.
 - ledger/, data/, pyproject.toml and requirements.txt: the library the chapters import, the data
   they read, and the minimal packages to run them in JupyterLab with its MyST renderer (the
   ledger, NumPy, Matplotlib, ipywidgets, ipykernel, JupyterLab and jupyterlab-myst; no Sphinx,
@@ -18,7 +20,8 @@
   The slides the chapter pages link are copied in from the main book's slides/ (`make slides`).
   Two pages differ from the main book's: the course guide is its student version (the teacher-only
   blocks of book/course_guide.md dropped, its student-only blocks shown: `student_guide`), and the
-  landing page links this edition's PDF, or none (`student_intro`).
+  landing page, whose blocks are chosen the same way (running the chapters from the student folder,
+  not a clone), links this edition's PDF, or none (`student_intro`).
 - student.pdf: the same solution-free book printed to one PDF (single-page build, book/_ext/print_pdf.py),
   also copied into html/ beside index.html, where the landing page links it.
 """
@@ -51,6 +54,9 @@ COPIED = ["_toc.yml", "book"]
 # requirements.txt pins them) and JupyterLab with the MyST renderer (pinned by the Makefile).
 STUDENT_PACKAGES = ("numpy", "matplotlib", "ipywidgets", "ipykernel", "ipython")
 LIBRARY = ["ledger", "data", "pyproject.toml"]
+STUDENT_ENV_MB = 450
+"""The disk space the environment made from the student requirements takes, in MB (10^6 bytes), as the
+README and the course guide state it; tests/test_student.py measures .venv-student against it."""
 
 
 TEACHER_BLOCK = re.compile(r"^<!-- teacher-edition -->\n.*?^<!-- /teacher-edition -->\n?", re.MULTILINE | re.DOTALL)
@@ -64,36 +70,80 @@ STUDENT_PDF = "student.pdf"
 STUDENT_PDF_SENTENCE = (f'For paper there is <a class="tx-student-pdf" href="../{STUDENT_PDF}">this edition as one PDF</a>, '
                         "every chapter in order with its figures, formulas, numbers and the bibliography, and no "
                         "solution.")
+BOOK_HTML_COPY = "a copy of `_build/html`"
+STUDENT_HTML_COPY = "a copy of the student folder's `html/`"
 STUDENT_PDF_LINK = re.compile(r'<a class="tx-student-pdf" href="[^"]*">(?P<text>[^<]*)</a>')
+
+
+# The repository's commands (`make lab`, `make measure`) the chapters name, as the student folder
+# runs them instead; any other `make` target left in a chapter is refused (`make_commands`).
+# Written in markdown; the slides' HTML has the same with <code> for the backticks (`html_form`).
+STUDENT_COMMANDS = ((r"with `make lab`(?:\s+\(it\s+opens\s+JupyterLab\s+on\s+the\s+notebooks\))?",
+                     "in JupyterLab (`jupyter lab notebooks/` in the student folder)"),
+                    (r"`make measure`", "`python -m ledger.measure`"))
+
+
+def html_form(markdown: str) -> str:
+    """A STUDENT_COMMANDS pattern or replacement as the slides' HTML writes it: `x` as <code>x</code>."""
+    return re.sub(r"`([^`]*)`", r"<code>\1</code>", markdown)
+INSTALL_TAG = "colab-install"
+STUDENT_INSTALL_CELL = (
+    "# The chapters need the book's library, `ledger`, which the student folder carries.\n"
+    "import importlib.util\n\n"
+    'if importlib.util.find_spec("ledger") is None:\n'
+    '    raise ModuleNotFoundError("ledger is not installed in this kernel\'s environment: in the student folder, "\n'
+    '                              "install requirements.txt into an environment (README.md says how), then open "\n'
+    '                              "the chapters from it with `jupyter lab notebooks/`")')
+
+
+def make_targets() -> list[str]:
+    """The targets of the repository's Makefile (`lab`, `book`, `test`, ...)."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    return sorted(set(re.findall(r"^([a-z][\w-]*)\s*:(?!=)", text, re.MULTILINE)))
+
+
+def make_commands(text: str) -> list[str]:
+    """The `make <target>` commands of the repository's Makefile that `text` names."""
+    targets = "|".join(re.escape(t) for t in sorted(make_targets(), key=len, reverse=True))
+    return re.findall(rf"\bmake (?:{targets})(?![\w-])", text)
 
 
 class StudentError(Exception):
     """A chapter the builder cannot turn into its student version; the message names it."""
 
 
-def student_guide(text: str) -> str:
-    """The student version of the course guide: every `<!-- teacher-edition -->` ... `<!--
-    /teacher-edition -->` block dropped (the answer key, the instructor API, the build commands)
-    and every `<!-- student-edition ... -->` comment shown as text. A StudentError when the guide
-    has no teacher block or leaves a marker unmatched."""
-    teacher = TEACHER_BLOCK.findall(text)
-    if not teacher:
-        raise StudentError(f"{GUIDE} has no <!-- teacher-edition --> block: the student guide would be the teacher's")
-    guide = STUDENT_BLOCK.sub(lambda m: m["text"], TEACHER_BLOCK.sub("", text))
-    left = re.findall(r"<!-- /?(?:teacher|student)-edition", guide)
+def student_edition(text: str, name: str) -> str:
+    """The student version of a page: every `<!-- teacher-edition -->` ... `<!-- /teacher-edition
+    -->` block dropped and every `<!-- student-edition ... -->` comment shown as text. A StudentError
+    naming the page (`name`) when it has no teacher block or leaves a marker unmatched."""
+    if not TEACHER_BLOCK.findall(text):
+        raise StudentError(f"{name} has no <!-- teacher-edition --> block: the student page would be the teacher's")
+    page = STUDENT_BLOCK.sub(lambda m: m["text"], TEACHER_BLOCK.sub("", text))
+    left = re.findall(r"<!-- /?(?:teacher|student)-edition", page)
     if left:
-        raise StudentError(f"{GUIDE}: an unmatched edition marker ({left[0]!r}...)")
-    return re.sub(r"\n{3,}", "\n\n", guide)
+        raise StudentError(f"{name}: an unmatched edition marker ({left[0]!r}...)")
+    return re.sub(r"\n{3,}", "\n\n", page)
+
+
+def student_guide(text: str) -> str:
+    """The student version of the course guide (`student_edition`): without the answer key, the
+    instructor API and the build commands."""
+    return student_edition(text, GUIDE)
 
 
 def student_intro(text: str, pdf: bool) -> str:
-    """The landing page for the student edition: its sentence on the main book's PDF (which `make
-    pdf` writes, and students cannot) links this edition's PDF when there is one, and goes when
-    there is none. A StudentError when the sentence is not found."""
+    """The landing page for the student edition: its teacher-edition blocks (running the chapters from
+    a clone with `make`) give way to its student-edition ones (from the student folder), a copy of
+    the pages is the folder's html/, and its sentence on the main book's PDF (which `make pdf` writes,
+    and students cannot) links this edition's PDF when there is one, and goes when there is none. A
+    StudentError when the sentence or the blocks are not found."""
     if not BOOK_PDF_SENTENCE.search(text):
         raise StudentError(f"{INTRO}: the sentence linking the book's PDF (\"For paper there is <a "
                            f"class=\"tx-pdf\" ...\") is not found; update student.py with it")
-    return BOOK_PDF_SENTENCE.sub(lambda m: STUDENT_PDF_SENTENCE if pdf else "", text).replace(" \n\n", "\n\n")
+    if BOOK_HTML_COPY not in text:
+        raise StudentError(f"{INTRO}: {BOOK_HTML_COPY!r} (the pages' folder) is not found; update student.py with it")
+    page = BOOK_PDF_SENTENCE.sub(lambda m: STUDENT_PDF_SENTENCE if pdf else "", text).replace(" \n\n", "\n\n")
+    return student_edition(page.replace(BOOK_HTML_COPY, STUDENT_HTML_COPY), INTRO)
 
 
 def strip_solutions(text: str) -> str:
@@ -101,14 +151,48 @@ def strip_solutions(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", SOLUTION_BLOCK.sub("", text)).strip("\n")
 
 
+def student_commands(text: str) -> str:
+    """`text` with the repository's commands it names (`make lab`, `make measure`) as the student
+    folder runs them; a StudentError naming any other `make` command left."""
+    for pattern, replacement in STUDENT_COMMANDS:
+        text = re.sub(pattern, replacement, text)
+    left = make_commands(text)
+    if left:
+        raise StudentError(f"a chapter tells students to run {left[0]!r}, which the student folder has no "
+                           "Makefile for; add its student form to STUDENT_COMMANDS in student.py")
+    return text
+
+
+def student_slides(folder: Path) -> None:
+    """Rewrite the slides copied from the main book (`folder`) as `student_commands` rewrites the
+    chapters (their lines and speaker notes come from them); a StudentError naming a slide deck that
+    still names another `make` command."""
+    for page in sorted(folder.glob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        for pattern, replacement in STUDENT_COMMANDS:
+            html = re.sub(html_form(pattern), html_form(replacement), html)
+        left = make_commands(re.sub(r"<[^>]+>", "", html))
+        if left:
+            raise StudentError(f"{page.name}: the slides tell students to run {left[0]!r}; add its student form "
+                               "to STUDENT_COMMANDS in student.py")
+        page.write_text(html, encoding="utf-8")
+
+
 def student_notebook(notebook):
     """A copy of a chapter notebook without solutions: every {solution} block goes, and so do the
     code cells after the `## Exercises` heading, which compute and assert the answers; a
-    `from ledger.exercises import check` cell takes their place."""
+    `from ledger.exercises import check` cell takes their place. The repository's commands become
+    the student folder's (`student_commands`), and the install cell (tag colab-install) says how
+    the student folder installs the library."""
     nb = copy.deepcopy(notebook)
     cells, in_exercises = [], False
     has_setup = any(KEPT_EXERCISE_TAGS & set(c.metadata.get("tags", [])) for c in nb.cells)
     for cell in nb.cells:
+        if cell.cell_type == "code" and INSTALL_TAG in cell.metadata.get("tags", []):
+            cell.source = STUDENT_INSTALL_CELL
+        cell.source = student_commands(cell.source)
+        if "tx_slides" in cell.metadata:  # the chapter's slide lines
+            cell.metadata["tx_slides"] = {k: student_commands(v) for k, v in cell.metadata["tx_slides"].items()}
         if cell.cell_type == "markdown":
             source = strip_solutions(cell.source)
             if source.strip():
@@ -184,7 +268,7 @@ README = """# {title}: student folder
 
 The chapters as notebooks, without solutions, with the `ledger` library they use.
 
-Install (Python 3.11 or newer; about 300 MB; once), in this folder.
+Install (Python 3.11 or newer; about {env_mb} MB on disk; once), in this folder.
 
 Linux and macOS, in a terminal:
 
@@ -228,7 +312,7 @@ def write_library(out: Path, jupyterlab: str, jupyterlab_myst: str) -> None:
     (out / "requirements.txt").write_text(requirements(ROOT / "requirements.txt", jupyterlab, jupyterlab_myst),
                                           encoding="utf-8")
     title = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8")).get("title", "")
-    (out / "README.md").write_text(README.format(title=title), encoding="utf-8")
+    (out / "README.md").write_text(README.format(title=title, env_mb=STUDENT_ENV_MB), encoding="utf-8")
 
 
 def stale_folder(out: Path, stems: list[str], jupyterlab: str, jupyterlab_myst: str) -> str:
@@ -312,6 +396,7 @@ def build_html(executed: Path, source: Path, out: Path, stems: list[str], jupyte
     shutil.move(src / "_build" / "html", out)
     shutil.rmtree(src)
     shutil.copytree(slides, out / "slides")
+    student_slides(out / "slides")
     if pdf is not None:
         shutil.copy2(pdf, out / STUDENT_PDF)
 
