@@ -51,6 +51,7 @@ def test_only_the_student_packages_are_importable(student_python):
                                   "jupyterlab_myst")), found
     assert not any(found[m] for m in ("sphinx", "myst_nb", "playwright", "pytest", "nbval")), found
     assert student_env.ledger_location().is_relative_to(STUDENT.resolve()), student_env.ledger_location()
+    assert not list(STUDENT.glob("*.egg-info")), "installing the folder's ledger left a build record in the folder"
 
 
 def test_the_environment_was_made_from_the_student_folders_requirements(student_python):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -78,6 +79,12 @@ def point_at(folder: Path) -> None:
                           env=_clean_env(), capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"could not install {folder}'s ledger into {VENV}:\n" + done.stderr[-3000:])
+    # pip leaves its build record (ledger.egg-info) in the folder; the installed metadata lives in the
+    # environment, so the folder handed to students is left as `make student` wrote it.
+    for record in folder.glob("*.egg-info"):
+        shutil.rmtree(record)
+    if ledger_location() is None or not ledger_location().is_relative_to(folder.resolve()):
+        raise SystemExit(f"{VENV} does not import the ledger of {folder} after installing it")
 
 
 def write_kernel(jupyter_path: Path) -> Path:
