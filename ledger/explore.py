@@ -203,9 +203,10 @@ def figure_image(row: StepRow | None = None, by_phase: dict | None = None, **par
     png = figures.figure_png(fig)
     # the same records ledger.figures.show keeps: label overprints, and the figure redrawn at slide size
     overlaps = [list(pair) for pair in figures.overlapping_labels(fig)]
-    return Image(data=png, format="png",
-                 metadata={"alt": figures.check_alt(figure_alt(row, by_phase)), "overlaps": overlaps,
-                           "slide": figures.slide_figure(fig, page_overlaps=len(overlaps))})
+    metadata = {"alt": figures.check_alt(figure_alt(row, by_phase)), "overlaps": overlaps}
+    if figures.slide_figures_wanted():  # the book's build only: a slider's redraw draws the page's figure once
+        metadata["slide"] = figures.slide_figure(fig, page_overlaps=len(overlaps))
+    return Image(data=png, format="png", metadata=metadata)
 
 
 def figure_png(fig) -> bytes:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import os
 import warnings
 import re
 from collections.abc import Iterable, Sequence
@@ -294,12 +295,24 @@ def slide_figure(fig, box: tuple[int, int] = SLIDE_FIGURE_BOX, min_font_px: floa
             "overlaps": [list(pair) for pair in overlapping_labels(fig)]}
 
 
+SLIDE_FIGURES_ENV = "TX_SLIDE_FIGURES"
+"""Set to 1 by the book's executor (book/_tools/execute_chapters.py) for its kernels: only the build,
+whose executed chapters `make slides` reads, draws each figure again for a slide. A reader's kernel
+(JupyterLab, a student's notebook, nbval) draws the page's figure only: a slider's redraw costs one
+drawing, not two to four."""
+
+
+def slide_figures_wanted() -> bool:
+    """Whether figures are drawn again for a slide in this process (SLIDE_FIGURES_ENV is 1)."""
+    return os.environ.get(SLIDE_FIGURES_ENV) == "1"
+
+
 def show(fig, alt: str) -> None:
     """Display `fig` with its alt text (what a screen reader says, what the page shows if the image fails), then close it.
 
-    Use it instead of plt.show(); closing the figure stops Jupyter from drawing it a second time. The
-    output's metadata also carries the figure drawn again for a slide (`slide_figure`), which
-    `make slides` shows in place of the page's figure.
+    Use it instead of plt.show(); closing the figure stops Jupyter from drawing it a second time. In
+    the book's build (`slide_figures_wanted`), the output's metadata also carries the figure drawn
+    again for a slide (`slide_figure`), which `make slides` shows in place of the page's figure.
     """
     from IPython.display import display
     import matplotlib.pyplot as plt
@@ -307,7 +320,8 @@ def show(fig, alt: str) -> None:
     data, metadata = figure_bundle(fig, alt)
     overlaps = [list(pair) for pair in overlapping_labels(fig)]
     metadata["image/png"]["overlaps"] = overlaps
-    metadata["image/png"]["slide"] = slide_figure(fig, page_overlaps=len(overlaps))
+    if slide_figures_wanted():
+        metadata["image/png"]["slide"] = slide_figure(fig, page_overlaps=len(overlaps))
     display(data, metadata=metadata, raw=True)
     plt.close(fig)
 

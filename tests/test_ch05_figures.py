@@ -64,6 +64,7 @@ def drawn(monkeypatch_module):
         seen["slide"] = legend_bar_overlaps(fig)  # show leaves the figure at its slide type sizes
 
     monkeypatch_module.setattr(ledger.figures, "show", looking_show)
+    monkeypatch_module.setenv(ledger.figures.SLIDE_FIGURES_ENV, "1")  # as the book's build draws it, slide included
     monkeypatch_module.setattr(IPython.display, "display", lambda *a, **k: None)
     nb = nbformat.read(ROOT / "notebooks" / "05_amdahl_table.ipynb", as_version=4)
     namespace: dict = {}

@@ -177,3 +177,30 @@ def test_slide_figure_enlarges_type_to_the_slide():
     assert shown >= 18, shown
     assert slide["overlaps"] == []
     plt.close(fig)
+
+
+def test_only_the_build_draws_figures_again_for_slides(monkeypatch):
+    """show() adds the slide drawing when the executor asks for it (TX_SLIDE_FIGURES=1) and not in a
+    reader's kernel, where a slider's redraw then costs one drawing."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import IPython.display
+    import matplotlib.pyplot as plt
+
+    from ledger import figures
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda data, metadata=None, raw=False: shown.append(metadata))
+    for wanted in ("1", None):
+        if wanted:
+            monkeypatch.setenv(figures.SLIDE_FIGURES_ENV, wanted)
+        else:
+            monkeypatch.delenv(figures.SLIDE_FIGURES_ENV, raising=False)
+        fig, ax = plt.subplots()
+        ax.plot([0, 1], [0, 1], label="a line")
+        ax.set_xlabel("tokens per step")
+        figures.show(fig, alt="A line rising from the origin, tokens per step against itself.")
+    with_slide, without = shown[-2]["image/png"], shown[-1]["image/png"]
+    assert "slide" in with_slide and with_slide["slide"]["png"] and "overlaps" in with_slide
+    assert "slide" not in without and without["overlaps"] == []
+

@@ -459,6 +459,11 @@ def test_no_figure_prints_labels_over_each_other():
                 for where, pairs in (("page", meta["overlaps"]), ("slide", meta.get("slide", {}).get("overlaps", []))):
                     overprinted += [f"{stem} cell {cell.get('id')} ({where}): {a!r} over {b!r}" for a, b in pairs]
     assert figures >= 20, f"only {figures} figures carry the overlap check: are they drawn with show()?"
+    without_slide = [f"{stem}" for stem in chapters() for cell in json.loads(
+        (executed / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"] for output in cell.get("outputs", [])
+        if "overlaps" in output.get("metadata", {}).get("image/png", {})
+        and "slide" not in output["metadata"]["image/png"]]
+    assert not without_slide, f"figures the build did not draw for a slide (TX_SLIDE_FIGURES): {without_slide}"
     assert not overprinted, "labels printed over each other:\n" + "\n".join(overprinted)
 
 

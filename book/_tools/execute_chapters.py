@@ -470,6 +470,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # The build's kernels (started from here, so they inherit it) also draw each figure for a slide,
+    # which `make slides` reads from the executed chapters (ledger.figures.slide_figures_wanted).
+    from ledger.figures import SLIDE_FIGURES_ENV
+    os.environ[SLIDE_FIGURES_ENV] = "1"
     for name, value in (("--repeat", args.repeat), ("--workers", args.workers)):
         if value < 1:
             parser.error(f"{name} must be a whole number of at least 1, got {value}")
