@@ -174,7 +174,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from . import claims
         return claims.main(argv[1:])
     if argv and argv[0] == "exercises":
-        from .exercises import instructor
+        try:
+            from .exercises import instructor
+        except ModuleNotFoundError as err:  # the student folder's library leaves the teacher's modules out
+            if err.name != f"{__package__}.exercises.instructor":
+                raise
+            print("python -m ledger exercises: the answer key and the rubrics are in the teacher's edition, "
+                  "not in the student folder", file=sys.stderr)
+            return 2
         return instructor.main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -107,10 +107,23 @@ def numeric(label: str, answer: Callable[..., float], *, rel_tol: float = 0.005,
     REGISTRY[label] = Exercise(label, answer, rel_tol, close_factor, hint, unit, variants, traps, fmt)
 
 
+def _teacher_rubrics() -> dict:
+    """The rubrics of the teacher's edition (`rubrics.RUBRICS`), {} where the module is left out (the
+    student folder's library)."""
+    try:
+        from .rubrics import RUBRICS
+    except ModuleNotFoundError as err:
+        if err.name != f"{__package__}.rubrics":
+            raise
+        return {}
+    return RUBRICS
+
+
 def explained(label: str, hint: str = "", rubric: str = "") -> None:
-    """Register an exercise whose answer is an explanation, not a number; `rubric` says how to mark it."""
+    """Register an exercise whose answer is an explanation, not a number; its rubric (how to mark it)
+    is `rubric` or else the teacher's edition's (`rubrics.RUBRICS`; '' in the student folder)."""
     _refuse_twice(label)
-    REGISTRY[label] = Exercise(label, None, hint=hint, rubric=rubric)
+    REGISTRY[label] = Exercise(label, None, hint=hint, rubric=rubric or _teacher_rubrics().get(label, ""))
 
 
 @dataclass(frozen=True)
