@@ -133,6 +133,39 @@ def test_traps_lie_outside_the_tolerance_of_every_variants_answer():
     assert not failures, "\n".join(failures)
 
 
+def _rounded(value: float, figures: int) -> float:
+    return float(f"{value:.{figures - 1}e}")
+
+
+def test_a_trap_rounded_to_fewer_figures_is_never_right():
+    """A student who computes the trap and rounds it (to 2 or 3 significant figures, or to the
+    figures the statement asks for) is never told "right", for the book's parameters or any variant:
+    e.g. rc-ckpt's 4/3 rule as 1.33 next to an answer of 1.3298."""
+    failures = []
+    for label in LABELS:
+        ex = REGISTRY[label]
+        if ex.answer is None:
+            continue
+        for row in [ex.book_parameters] + registry.variant_rows(label):
+            target = float(ex.answer(**row))
+            for trap, why in registry._traps(ex, row):
+                for figures in sorted({2, 3, registry.significant_figures(ex.rel_tol)}):
+                    rounded = _rounded(float(trap), figures)
+                    if abs(rounded - target) <= ex.rel_tol * abs(target):
+                        failures.append(f"{label} {row}: the trap {trap!r} ({why}) rounded to {figures} figures, "
+                                        f"{rounded!r}, is within tolerance of {target!r}")
+    assert not failures, "\n".join(failures)
+
+
+def test_rounded_trap_test_catches_rc_ckpt_at_32768():
+    """The rounding the test above applies would refuse the 4/3 rule at S = 32,768 (1.3298, within
+    0.02% of 1.33), the case that made the variant go."""
+    from ledger.exercises.part2 import _rc_ckpt
+
+    assert abs(_rounded(4 / 3, 3) - _rc_ckpt(32768)) <= REGISTRY["rc-ckpt"].rel_tol * _rc_ckpt(32768)
+    assert 32768 not in REGISTRY["rc-ckpt"].variants["seq_len"]
+
+
 # Labels whose answer is a whole number for every draw but which are asked to a tolerance, and why.
 WHOLE_BUT_TOLERANT = {
     "am-vocab": "the vocabulary where two shares cross: solving the share equation gives a real root; "

@@ -177,7 +177,7 @@ numeric("amdahl-block-size-amdahl", lambda block=1024: _block_row(block).amdahl_
 explained("amdahl-block-size-why")
 numeric("amdahl-finite-speedup",
         lambda speedup=4.0: step_row(variant="hyena2_circulant", seq_len=4096, optical_speedup=speedup).amdahl_static,
-        rel_tol=0.0005, unit="x", variants={"speedup": (2.0, 8.0, 16.0)},
+        rel_tol=0.0005, unit="x", variants={"speedup": (2.0, 8.0, 12.0)},
         traps=lambda speedup: [(step_row(variant="hyena2_circulant", seq_len=4096,
                                          optical_speedup=speedup).amdahl, "the bound from the step share")],
         hint="which share do weight masks, written a fixed number of times per step, let the engine take?")
@@ -391,7 +391,7 @@ def _two_switch_prediction() -> float:
     return 2 * 16 * MODULATORS["ideal"].frame_rate_hz / MODULATORS["dmd-superpixel"].frame_rate_hz
 
 
-numeric("assumptions-two-switches-predicted", _two_switch_prediction, rel_tol=0.005,
+numeric("assumptions-two-switches-predicted", _two_switch_prediction, rel_tol=0.002,
         traps=[(32.0, "2 x 16, timed at the idealised rate"), (_two_switch_ratio(), "the ledger's factor, not the prediction")],
         hint="twice the values, sixteen times the frames, written at the binary pattern rate.")
 explained("assumptions-two-switches-why")
