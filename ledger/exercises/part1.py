@@ -234,11 +234,13 @@ numeric("masks-faster-device-data",
             values_per_pixel=values_per_pixel).data_mask_s,
         rel_tol=0.01, unit="s", variants={"frame_factor": (5, 20, 40), "values_per_pixel": (2, 8, 2)},
         hint="the data-by-data masks are written for every sequence; the same two changes divide them.")
-numeric("masks-more-gpus", lambda gpus=1024: _mask_ratio("hyena2", 8192, gpus=gpus), rel_tol=0.003,
+# Asked within 1%: the hand route starts from the chapter's three-figure times (the rewrite, and the
+# digital step on 64 GPUs, at 8,192 tokens), whose rounding moves the answer by up to about 0.5%.
+numeric("masks-more-gpus", lambda gpus=1024: _mask_ratio("hyena2", 8192, gpus=gpus), rel_tol=0.01,
         variants={"gpus": (256, 512, 2048)},
         hint="which of the two times depends on the GPUs?")
 numeric("masks-more-gpus-step", lambda gpus=1024: step_row(variant="hyena2", seq_len=8192, gpus=gpus).digital_step_s,
-        rel_tol=0.003, unit="s", variants={"gpus": (256, 512, 2048)},
+        rel_tol=0.01, unit="s", variants={"gpus": (256, 512, 2048)},
         hint="the step's FLOPs over the cluster's rate.")
 
 # 07 Layer-major order
