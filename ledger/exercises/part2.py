@@ -130,10 +130,10 @@ def _fpt_flash(seq_len: int = 32768, attention_kernel: str = "flash-causal") -> 
 numeric("fpt-causal", _fpt_causal, rel_tol=0.005, unit="tokens", variants={"model": MODEL_CONFIGS},
         traps=lambda model: [(article.crossover_seq_len(_shape(model)), "the crossover without causal halving")],
         hint="write both terms per token and set them equal; what does halving one of them do to the solution?")
-numeric("fpt-small", _fpt_small, rel_tol=0.005, variants={"seq_len": (1024, 4096, 8192)},
+numeric("fpt-small", _fpt_small, rel_tol=0.005, variants={"seq_len": (1024, 512, 16384)},
         traps=lambda seq_len: [(_fpt_small_approx(seq_len), "the approximation S/(6H), not the exact ratio")],
         hint="the exact ratio counts the model's own N, LM head included")
-numeric("fpt-small-approx", _fpt_small_approx, rel_tol=0.005, variants={"seq_len": (1024, 4096, 8192)},
+numeric("fpt-small-approx", _fpt_small_approx, rel_tol=0.005, variants={"seq_len": (1024, 512, 16384)},
         hint="the approximation takes N as 12LH^2")
 explained("fpt-small-why")
 numeric("fpt-flash", _fpt_flash, rel_tol=0.005, unit="%", variants={"seq_len": (16384, 65536, 131072)},
@@ -168,10 +168,10 @@ def _ai_tp_ridge(bandwidth: float = ILLUSTRATIVE_BANDWIDTH) -> float:
 
 
 numeric("ai-decode-mlp-intensity", _ai_decode_intensity, rel_tol=0.005, unit="FLOPs per byte",
-        variants={"batch": (3, 4, 8)}, hint="count the FLOPs of the product and the bytes of its three operands")
-numeric("ai-decode-mlp", _ai_decode_mlp, rel_tol=0.005, unit="%", variants={"batch": (3, 4, 8)},
+        variants={"batch": (5, 16, 8)}, hint="count the FLOPs of the product and the bytes of its three operands")
+numeric("ai-decode-mlp", _ai_decode_mlp, rel_tol=0.005, unit="%", variants={"batch": (5, 16, 8)},
         hint="below the ridge the attainable rate is set by the bandwidth, not by the peak")
-numeric("ai-ridge-bw", _ai_ridge_bw, rel_tol=1e-9, unit="tokens", variants={"bandwidth": (4.0e12, 5.0e12, 8.0e12)},
+numeric("ai-ridge-bw", _ai_ridge_bw, rel_tol=1e-9, unit="tokens", variants={"bandwidth": (4.0e12, 5.0e12, 1.0e13)},
         traps=[(_ai_ridge_bw(ILLUSTRATIVE_BANDWIDTH), "the ridge at the old bandwidth")],
         hint="set the product's intensity equal to peak over bandwidth, solve for the tokens, and round up")
 numeric("ai-tp-ridge", _ai_tp_ridge, rel_tol=1e-9, variants={"bandwidth": (1.6e12, 2.0e12, 6.7e12)},
@@ -237,9 +237,9 @@ def _am_long_fft(seq_len: int = 16384) -> float:
     return per_token(seq_len) / per_token(2048)
 
 
-numeric("am-long-fft", _am_long_fft, rel_tol=0.001, variants={"seq_len": (8192, 32768, 65536)},
+numeric("am-long-fft", _am_long_fft, rel_tol=0.001, variants={"seq_len": (1024, 131072, 262144)},
         hint="a real FFT of length n costs C n log2 n; per token of a sequence of S tokens, with n = 2S.")
-numeric("am-long", _am_long, rel_tol=0.005, unit="%", variants={"seq_len": (8192, 32768, 65536)},
+numeric("am-long", _am_long, rel_tol=0.005, unit="%", variants={"seq_len": (1024, 131072, 262144)},
         hint="which costs per token grow with the sequence length, and which do not?")
 explained("am-long-why")
 
@@ -263,5 +263,5 @@ numeric("ms-break-even", lambda seq_len=4096: _bisect(lambda f: _circulant_time_
              "matrix rate, and set them equal")
 explained("ms-break-even-why")
 numeric("ms-twenty", lambda factor=20.0: 100 * _circulant_time_share(factor), rel_tol=0.005, unit="%",
-        variants={"factor": (10.0, 30.0, 40.0)},
+        variants={"factor": (12.0, 30.0, 40.0)},
         hint="weight each kind of kernel's FLOPs by its rate before dividing")
