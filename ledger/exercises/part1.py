@@ -162,18 +162,18 @@ numeric("amdahl-fft-constant-hyena",
 explained("amdahl-fft-constant-why")
 numeric("amdahl-block-size",
         lambda block=1024: _pct(step_row(variant="hyena2_circulant", seq_len=4096, block=block).static_share),
-        rel_tol=0.001, unit="%", variants={"block": (32, 512, 128)},
+        rel_tol=0.001, unit="%", variants={"block": (32, 512, 8)},
         hint="the static share leaves out the data-by-data products, which change with the block.")
 def _block_row(block: int):
     return step_row(variant="hyena2_circulant", seq_len=4096, block=block)
 
 
 numeric("amdahl-block-size-step", lambda block=1024: _pct(_block_row(block).step_share), rel_tol=0.001, unit="%",
-        variants={"block": (32, 512, 128)}, hint="the optical work over the whole step.")
+        variants={"block": (32, 512, 8)}, hint="the optical work over the whole step.")
 numeric("amdahl-block-size-data", lambda block=1024: _pct(_block_row(block).data_part), rel_tol=0.001, unit="%",
-        variants={"block": (32, 512, 128)}, hint="the data-by-data products' part of the optical work.")
+        variants={"block": (32, 512, 8)}, hint="the data-by-data products' part of the optical work.")
 numeric("amdahl-block-size-amdahl", lambda block=1024: _block_row(block).amdahl_static, rel_tol=0.0002, unit="x",
-        variants={"block": (32, 512, 128)}, hint="the bound from the static share, not from the step share.")
+        variants={"block": (32, 512, 8)}, hint="the bound from the static share, not from the step share.")
 explained("amdahl-block-size-why")
 numeric("amdahl-finite-speedup",
         lambda speedup=4.0: step_row(variant="hyena2_circulant", seq_len=4096, optical_speedup=speedup).amdahl_static,
