@@ -324,13 +324,13 @@ def test_check_and_show_parameters_work_from_the_student_folders_library(student
               "show_parameters('masks-step-size', student='s001'); "
               "print(check('passes-mask-count', 1).verdict); print(check('masks-step-size-why', 1).verdict); "
               "print(repr(REGISTRY['masks-step-size-why'].rubric))")
-    done = subprocess.run([str(STUDENT_PYTHON), "-I", "-c", script, str(student.resolve())],
+    done = subprocess.run([str(STUDENT_PYTHON), "-I", "-B", "-c", script, str(student.resolve())],
                           cwd=student / "notebooks", capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert lines[0].startswith("masks-step-size (student s001):")
     assert lines[-3] in {"right", "close", "wrong"} and lines[-2:] == ["explanation", "''"]
-    key = subprocess.run([str(STUDENT_PYTHON), "-I", "-c", "import sys, runpy; sys.path.insert(0, '..'); "
+    key = subprocess.run([str(STUDENT_PYTHON), "-I", "-B", "-c", "import sys, runpy; sys.path.insert(0, '..'); "
                           "sys.argv = ['ledger', 'exercises', 'key']; runpy.run_module('ledger', run_name='__main__')"],
                          cwd=student / "notebooks", capture_output=True, text=True, check=False)
     assert key.returncode == 2 and key.stdout == ""
