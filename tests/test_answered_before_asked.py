@@ -174,6 +174,8 @@ PRINTED_ELSEWHERE = {
     ("ai-decode-mlp-intensity", "1.000"): "Amdahl bounds of 1.000x and backward/forward ratios of 1.000",
     ("am-long-fft", "1.25"): "an FFT's 1.25 log2(n) FLOPs per element (chapter 12) and a figure's coordinate "
                              "in chapter 00's code",
+    ("explorer-long-hyena", "4.17"): "chapter 07's rewrite time at m = 64 (4,096 tokens) and chapter 13's "
+                                     "attention-only recompute tax, 4.17%",
     # Not a coincidence, left for the book's reader only: chapter 06 prints Hyena-2's 8,192-token rewrite
     # (2.08 s, the figure masks-more-gpus starts from) and chapter 08 repeats it; the exercise is graded on
     # its variants, none of which is printed.
