@@ -171,7 +171,7 @@ numeric("ai-decode-mlp-intensity", _ai_decode_intensity, rel_tol=0.005, unit="FL
         variants={"batch": (5, 16, 8)}, hint="count the FLOPs of the product and the bytes of its three operands")
 numeric("ai-decode-mlp", _ai_decode_mlp, rel_tol=0.005, unit="%", variants={"batch": (5, 16, 8)},
         hint="below the ridge the attainable rate is set by the bandwidth, not by the peak")
-numeric("ai-ridge-bw", _ai_ridge_bw, rel_tol=1e-9, unit="tokens", variants={"bandwidth": (4.0e12, 5.0e12, 1.0e13)},
+numeric("ai-ridge-bw", _ai_ridge_bw, rel_tol=1e-9, unit="tokens", variants={"bandwidth": (4.0e12, 5.0e12, 9.0e12)},
         traps=[(_ai_ridge_bw(ILLUSTRATIVE_BANDWIDTH), "the ridge at the old bandwidth")],
         hint="set the product's intensity equal to peak over bandwidth, solve for the tokens, and round up")
 numeric("ai-tp-ridge", _ai_tp_ridge, rel_tol=1e-9, variants={"bandwidth": (1.6e12, 2.0e12, 6.7e12)},
