@@ -174,6 +174,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from . import claims
         return claims.main(argv[1:])
     if argv and argv[0] == "exercises":
+        from importlib.util import find_spec
+        if find_spec(f"{__package__}.exercises.instructor") is None:  # the student folder leaves it out
+            print("python -m ledger exercises: the answer key and the rubrics are in the teacher's edition, "
+                  "not in the student folder", file=sys.stderr)
+            return 2
         from .exercises import instructor
         return instructor.main(argv[1:])
     parser = build_parser()

@@ -70,7 +70,34 @@ def test_show_parameters_prints_every_part(varied, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(" ")[0] for line in lines] == ["test-varied", "test-varied-part"]
     part = registry.parameters("test-varied-part", "s123")
-    assert f"seq_len = {part['seq_len']:,}" in lines[1] and "student s123" in lines[1]
+    assert f"sequence length S = {part['seq_len']:,} tokens" in lines[1] and "student s123" in lines[1]
+
+
+def test_show_parameters_reads_like_the_statement(capsys):
+    """Each parameter a student may draw is printed with a readable name and unit (no raw
+    'bandwidth = 8000000000000.0'); an explanation-only exercise prints nothing."""
+    unnamed = sorted({name for label in LABELS for name in REGISTRY[label].variants} - set(registry.PARAMETER_TEXT))
+    assert not unnamed, f"parameters without a readable name: {unnamed}"
+    registry.show_parameters("ai-ridge-bw")
+    registry.show_parameters("ct-card31")
+    registry.show_parameters("layer-major-fp32-boundary")
+    out = capsys.readouterr().out
+    assert "memory bandwidth = 6.7 TB/s" in out and "GPU-hours = 1.46 million" in out
+    assert "optimizer step = 4 x 1,048,576 = 4,194,304 tokens" in out and "e+" not in out
+    explained_only = [label for label in LABELS if registry.exercise_of(label) == label
+                      and all(REGISTRY[p].answer is None for p in registry.parts(label))]
+    assert explained_only
+    for label in explained_only:
+        registry.show_parameters(label, "s123")
+    assert capsys.readouterr().out == ""
+
+
+def test_an_exact_count_off_by_one_says_how_far():
+    """A label asked exactly (a whole count) names the difference, not a percentage."""
+    target = answer("passes-mask-count", "s002")
+    for value, words in ((target + 1, "off by 1 (too high)"), (target - 12, "off by 12 (too low)")):
+        message = str(check("passes-mask-count", value, student="s002"))
+        assert "not exact: " + words in message and "%" not in message, message
 
 
 def test_every_statement_cell_shows_every_checked_parts_parameters(capsys):
@@ -133,6 +160,39 @@ def test_traps_lie_outside_the_tolerance_of_every_variants_answer():
     assert not failures, "\n".join(failures)
 
 
+def _rounded(value: float, figures: int) -> float:
+    return float(f"{value:.{figures - 1}e}")
+
+
+def test_a_trap_rounded_to_fewer_figures_is_never_right():
+    """A student who computes the trap and rounds it (to 2 or 3 significant figures, or to the
+    figures the statement asks for) is never told "right", for the book's parameters or any variant:
+    e.g. rc-ckpt's 4/3 rule as 1.33 next to an answer of 1.3298."""
+    failures = []
+    for label in LABELS:
+        ex = REGISTRY[label]
+        if ex.answer is None:
+            continue
+        for row in [ex.book_parameters] + registry.variant_rows(label):
+            target = float(ex.answer(**row))
+            for trap, why in registry._traps(ex, row):
+                for figures in sorted({2, 3, registry.significant_figures(ex.rel_tol)}):
+                    rounded = _rounded(float(trap), figures)
+                    if abs(rounded - target) <= ex.rel_tol * abs(target):
+                        failures.append(f"{label} {row}: the trap {trap!r} ({why}) rounded to {figures} figures, "
+                                        f"{rounded!r}, is within tolerance of {target!r}")
+    assert not failures, "\n".join(failures)
+
+
+def test_rounded_trap_test_catches_rc_ckpt_at_32768():
+    """The rounding the test above applies would refuse the 4/3 rule at S = 32,768 (1.3298, within
+    0.02% of 1.33), the case that made the variant go."""
+    from ledger.exercises.part2 import _rc_ckpt
+
+    assert abs(_rounded(4 / 3, 3) - _rc_ckpt(32768)) <= REGISTRY["rc-ckpt"].rel_tol * _rc_ckpt(32768)
+    assert 32768 not in REGISTRY["rc-ckpt"].variants["seq_len"]
+
+
 # Labels whose answer is a whole number for every draw but which are asked to a tolerance, and why.
 WHOLE_BUT_TOLERANT = {
     "am-vocab": "the vocabulary where two shares cross: solving the share equation gives a real root; "
@@ -160,7 +220,7 @@ def test_check_uses_the_students_variant(varied):
     assert answer(varied, "alice") == pytest.approx(mine)
     book = _shaped()
     result = check(varied, book, student="alice")
-    assert not result and "book's parameters" in result.message and "seq_len" in result.message
+    assert not result and "book's parameters" in result.message and "sequence length S" in result.message
     assert check(varied, book)  # without an identifier: the book's values
 
 
@@ -226,6 +286,23 @@ def test_missing_file_and_unknown_label_are_one_line(tmp_path):
         done = subprocess.run([sys.executable, "-m", "ledger", "exercises", "key", *args, "--out",
                                str(tmp_path / "k.csv")], capture_output=True, text=True, cwd=ROOT, check=False)
         assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_the_key_has_the_close_band_and_counts_labels(tmp_path):
+    students = tmp_path / "students.txt"
+    students.write_text("s001\ns002\n", encoding="utf-8")
+    out = tmp_path / "k.csv"
+    done = subprocess.run([sys.executable, "-m", "ledger", "exercises", "key", "--students", str(students),
+                           "--out", str(out)], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert f"(2 students x {len(LABELS)} labels)" in done.stdout
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    row = next(r for r in rows if r["label"] == "ct-mfu")
+    ex = REGISTRY["ct-mfu"]
+    assert float(row["close_within"]) == pytest.approx(ex.close_factor * ex.rel_tol)
+    assert all(r["close_within"] == "" for r in rows if REGISTRY[r["label"]].answer is None)
+    helped = subprocess.run([sys.executable, "-m", "ledger", "exercises", "key", "--help"], capture_output=True,
+                            text=True, cwd=ROOT, check=True).stdout
+    assert "close_within" in " ".join(helped.split())
 
 
 def test_the_answers_are_not_in_the_student_api():

@@ -71,3 +71,18 @@ def test_selective_long_names_both_attention_products():
     assert check("ct-selective-long", 2 * only_qk)
     result = check("ct-selective-long", only_qk)
     assert result.verdict == "wrong" and "QK^T alone is half" in str(result)
+
+
+def test_ct_mfu_hand_route_from_the_statement_is_right_for_every_variant():
+    """ct-mfu's statement gives the counts per token (6N + 12LSH, the ledger's; 6N + 6LSH,
+    Megatron's), so the hand route 6LSHT over the step time, GPUs and peak is right for the book's
+    step time and every variant's."""
+    from ledger.exercises.registry import variant_rows
+    from ledger.shapes import LLAMA3_8B
+
+    statement = next(body for _, label, body, _ in ALL if label == "ct-mfu")
+    assert "6N + 12LSH" in statement and "6N + 6LSH" in statement and "reconciliation above" not in statement
+    layers, hidden, seq_len, tokens, gpus, peak = LLAMA3_8B.n_layers, LLAMA3_8B.hidden, 4096, 1_048_576, 64, 989.4e12
+    for row in [REGISTRY["ct-mfu"].book_parameters] + variant_rows("ct-mfu"):
+        by_hand = 100 * 6 * layers * seq_len * hidden * tokens / (row["step_seconds"] * gpus * peak)
+        assert REGISTRY["ct-mfu"].answer(**row) == pytest.approx(by_hand, rel=1e-9)

@@ -390,3 +390,59 @@ def test_the_student_slides_rewrite_the_repositorys_commands_and_refuse_others(t
     deck.write_text("<p>Run <code>make slides</code>.</p>", encoding="utf-8")
     with pytest.raises(StudentError, match="make slides"):
         student_slides(tmp_path)
+
+
+def _student_files(student: Path):
+    for path in student.rglob("*"):
+        if path.is_file() and path.suffix in {".py", ".ipynb", ".html", ".md", ".txt", ".js", ".json", ".csv", ".tex"}:
+            yield path
+
+
+def test_no_rubric_and_no_teacher_module_in_the_student_folder(student):
+    """The explanations' rubrics and the answer key are the teacher's: the student folder's library
+    has neither `rubrics.py` nor `instructor.py` (nor a build's egg-info), and no file of the folder
+    (library, notebooks, HTML) carries a rubric's words, while the teacher's edition has a rubric
+    for every explained label."""
+    from ledger.exercises import REGISTRY
+    from ledger.exercises.rubrics import RUBRICS
+
+    explained = sorted(label for label, ex in REGISTRY.items() if ex.answer is None)
+    assert explained and sorted(RUBRICS) == explained, "every explained label (and only those) needs a rubric"
+    assert all(REGISTRY[label].rubric == RUBRICS[label] for label in explained)
+    library = student / "ledger" / "exercises"
+    assert (library / "registry.py").exists() and (library / "__init__.py").exists()
+    assert not (library / "instructor.py").exists() and not (library / "rubrics.py").exists()
+    assert not list((student / "ledger").rglob("*.egg-info"))
+    # a rubric's first 60 characters, whitespace folded, looked for in every text file of the folder
+    needles = {label: " ".join(text.split())[:60] for label, text in RUBRICS.items()}
+    found = []
+    for path in _student_files(student):
+        text = " ".join(path.read_text(encoding="utf-8", errors="replace").split())
+        found += [f"{path.relative_to(student)}: {label}" for label, needle in needles.items() if needle in text]
+    assert not found, "rubric text in the student folder: " + "; ".join(found[:10])
+
+
+STUDENT_PYTHON = Path("/work/main/.venv-student/bin/python")
+
+
+def test_check_and_show_parameters_work_from_the_student_folders_library(student):
+    """A student notebook's `from ledger.exercises import check, show_parameters` works from the
+    folder's own library (isolated from this checkout), explanations have no rubric there, and
+    `python -m ledger exercises key` says in one line that the key is in the teacher's edition."""
+    script = ("import sys; sys.path.insert(0, '..'); import ledger; "
+              "from ledger.exercises import check, show_parameters, REGISTRY; "
+              "assert ledger.__file__.startswith(sys.argv[1]), ledger.__file__; "
+              "show_parameters('masks-step-size', student='s001'); "
+              "print(check('passes-mask-count', 1).verdict); print(check('masks-step-size-why', 1).verdict); "
+              "print(repr(REGISTRY['masks-step-size-why'].rubric))")
+    done = subprocess.run([str(STUDENT_PYTHON), "-I", "-B", "-c", script, str(student.resolve())],
+                          cwd=student / "notebooks", capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("masks-step-size (student s001):")
+    assert lines[-3] in {"right", "close", "wrong"} and lines[-2:] == ["explanation", "''"]
+    key = subprocess.run([str(STUDENT_PYTHON), "-I", "-B", "-c", "import sys, runpy; sys.path.insert(0, '..'); "
+                          "sys.argv = ['ledger', 'exercises', 'key']; runpy.run_module('ledger', run_name='__main__')"],
+                         cwd=student / "notebooks", capture_output=True, text=True, check=False)
+    assert key.returncode == 2 and key.stdout == ""
+    assert len(key.stderr.strip().splitlines()) == 1 and "teacher's edition" in key.stderr

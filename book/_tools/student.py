@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import fnmatch
 import re
 import shutil
 import subprocess
@@ -53,10 +54,13 @@ COPIED = ["_toc.yml", "book"]
 # What a student's environment holds: the packages the chapters import (pinned as the book's
 # requirements.txt pins them) and JupyterLab with the MyST renderer (pinned by the Makefile).
 STUDENT_PACKAGES = ("numpy", "matplotlib", "ipywidgets", "ipykernel", "ipython")
-LIBRARY = ["ledger", "data", "pyproject.toml"]
+LIBRARY = ["ledger", "data", "pyproject.toml", "LICENSE"]
 STUDENT_ENV_MB = 450
 """The disk space the environment made from the student requirements takes, in MB (10^6 bytes), as the
 README and the course guide state it; tests/test_student.py measures .venv-student against it."""
+# What the student folder's library leaves out: build leftovers, and the teacher's modules (the
+# answer key and the explanations' marking rubrics).
+LEFT_OUT = ("__pycache__", "*.pyc", "*.egg-info", "instructor.py", "rubrics.py")
 
 
 TEACHER_BLOCK = re.compile(r"^<!-- teacher-edition -->\n.*?^<!-- /teacher-edition -->\n?", re.MULTILINE | re.DOTALL)
@@ -306,7 +310,7 @@ def write_library(out: Path, jupyterlab: str, jupyterlab_myst: str) -> None:
         if target.is_dir():
             shutil.rmtree(target)
         if (ROOT / name).is_dir():
-            shutil.copytree(ROOT / name, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+            shutil.copytree(ROOT / name, target, ignore=shutil.ignore_patterns(*LEFT_OUT))
         else:
             shutil.copy2(ROOT / name, target)
     (out / "requirements.txt").write_text(requirements(ROOT / "requirements.txt", jupyterlab, jupyterlab_myst),
@@ -328,13 +332,18 @@ def stale_folder(out: Path, stems: list[str], jupyterlab: str, jupyterlab_myst: 
         return f"{out / 'requirements.txt'} is stale"
     for name in LIBRARY:
         source = ROOT / name
-        files = [f for f in source.rglob("*") if f.is_file() and "__pycache__" not in f.parts
-                 and not f.name.endswith(".pyc") and not any(p.endswith(".egg-info") for p in f.parts)] \
+        files = [f for f in source.rglob("*") if f.is_file()
+                 and not any(fnmatch.fnmatch(p, pattern) for p in f.relative_to(ROOT).parts for pattern in LEFT_OUT)] \
             if source.is_dir() else [source]
         for file in files:
             copy = out / file.relative_to(ROOT)
             if not copy.exists() or copy.read_bytes() != file.read_bytes():
                 return f"{copy} is missing or differs from {file}"
+        left = [f for f in (out / name).rglob("*") if f.is_file() and any(
+            fnmatch.fnmatch(f.name, pattern) for pattern in LEFT_OUT if "." in pattern and "*" not in pattern)] \
+            if (out / name).is_dir() else []
+        if left:
+            return f"{left[0]} is a teacher's module the student folder leaves out"
     return ""
 
 

@@ -4,8 +4,9 @@ answer with the ledger's, for the book's parameters or for one student's variant
 Each chapter group registers its exercises in a module of this package (`part1.py`, `part2.py`,
 ...); every such module is imported here, so `LABELS` lists every exercise in the book. What a
 student uses: `check`, `statement_parameters` and `show_parameters`. The answers themselves are
-for the teacher: `ledger.exercises.instructor` (the library is open, so a student can call it
-too; graded work uses per-student variants and explanations, see the course guide).
+for the teacher: `ledger.exercises.instructor`, and the explanations' marking rubrics are in
+`ledger.exercises.rubrics`; the student folder's library leaves both modules out (graded work uses
+per-student variants and explanations, see the course guide).
 """
 import importlib
 import pkgutil
@@ -13,7 +14,7 @@ import pkgutil
 from .registry import (REGISTRY, CheckResult, Exercise, check, normalise_student, show_parameters,
                        statement_parameters)
 
-_NOT_CHAPTERS = {"registry", "instructor"}
+_NOT_CHAPTERS = {"registry", "instructor", "rubrics"}
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name not in _NOT_CHAPTERS):
     importlib.import_module(f"{__name__}.{_module}")
 

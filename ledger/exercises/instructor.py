@@ -3,7 +3,7 @@
 `answer(label, student=None)` is the ledger's answer to an exercise for a student's variant (None:
 the book's parameters). `key_rows(students)` lists every student's answers, and
 `python -m ledger exercises key --students FILE --out KEY.csv` writes them as CSV: one row per
-label and student with the parameters, the answer, the tolerance, the unit and, for an
+label and student with the parameters, the answer, the tolerance, the close band, the unit and, for an
 explanation, the marking rubric. FILE holds one student identifier a line (blank lines and lines
 starting with # are skipped).
 
@@ -23,7 +23,11 @@ from ..errors import LedgerError
 from . import LABELS
 from .registry import REGISTRY, expected, normalise_student, parameters, precision_phrase
 
-KEY_COLUMNS = ("label", "student", "parameters", "answer", "tolerance", "unit", "precision", "rubric")
+KEY_COLUMNS = ("label", "student", "parameters", "answer", "tolerance", "close_within", "unit", "precision",
+               "rubric")
+COLUMNS_HELP = ("columns: label, student, parameters, answer, tolerance (the relative error `check` calls right), "
+                "close_within (the relative error up to which it says close: tolerance x the label's close factor), "
+                "unit, precision (in words), rubric (explanations)")
 
 
 def answer(label: str, student=None) -> float | None:
@@ -62,8 +66,9 @@ def _format_parameters(params: dict) -> str:
 
 
 def key_rows(students: Iterable[str], labels: Sequence[str] = LABELS) -> list[dict]:
-    """One row per label and student: label, student, parameters, answer, tolerance, unit,
-    precision and rubric (the columns of KEY_COLUMNS)."""
+    """One row per label and student: label, student, parameters, answer, tolerance, close band
+    (close_within: the relative error `check` still calls close), unit, precision and rubric (the
+    columns of KEY_COLUMNS)."""
     rows = []
     for label in labels:
         ex = REGISTRY[label]
@@ -73,6 +78,7 @@ def key_rows(students: Iterable[str], labels: Sequence[str] = LABELS) -> list[di
                          "parameters": _format_parameters(parameters(label, student)),
                          "answer": "" if value is None else repr(value),
                          "tolerance": "" if value is None else repr(ex.rel_tol),
+                         "close_within": "" if value is None else repr(ex.close_factor * ex.rel_tol),
                          "unit": ex.unit, "precision": "" if value is None else precision_phrase(label),
                          "rubric": ex.rubric})
     return rows
@@ -102,7 +108,7 @@ def main(argv: Sequence[str]) -> int:
     parser = _OneLineParser(prog="python -m ledger exercises",
                             description="The exercises' answer key for a class (for the teacher).")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
-    key = commands.add_parser("key", help="write every student's answers as CSV")
+    key = commands.add_parser("key", help="write every student's answers as CSV", description=COLUMNS_HELP)
     key.add_argument("--students", type=Path, required=True, help="a file of student identifiers, one a line")
     key.add_argument("--out", type=Path, required=True, help="the CSV file to write")
     key.add_argument("--label", action="append", help="only this exercise (repeatable; default: all)")
@@ -124,5 +130,5 @@ def main(argv: Sequence[str]) -> int:
         rows = write_key(students, args.out, labels)
     except LedgerError as err:
         parser.exit(2, f"{parser.prog}: error: {err}\n")
-    print(f"wrote {rows} rows ({len(students)} students x {len(labels)} exercises) to {args.out}")
+    print(f"wrote {rows} rows ({len(students)} students x {len(labels)} labels) to {args.out}")
     return 0

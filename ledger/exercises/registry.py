@@ -38,6 +38,8 @@ STUDENT_ID = re.compile(r"^[a-z0-9][a-z0-9._@+-]{0,63}$")
 PERCENT_FACTORS = (100.0, 0.01)
 SCALE_FACTORS = (1e3, 1e6, 1e9, 1e12, 1e-3, 1e-6, 1e-9, 1e-12)
 PERCENT_UNITS = ("%", "percentage points")
+EXACT_TOL = 1e-6
+"""Below this tolerance an answer is asked exactly (a whole count): `check` says how far off it is."""
 
 
 @dataclass(frozen=True)
@@ -107,10 +109,23 @@ def numeric(label: str, answer: Callable[..., float], *, rel_tol: float = 0.005,
     REGISTRY[label] = Exercise(label, answer, rel_tol, close_factor, hint, unit, variants, traps, fmt)
 
 
+def _teacher_rubrics() -> dict:
+    """The rubrics of the teacher's edition (`rubrics.RUBRICS`), {} where the module is left out (the
+    student folder's library)."""
+    try:
+        from .rubrics import RUBRICS
+    except ModuleNotFoundError as err:
+        if err.name != f"{__package__}.rubrics":
+            raise
+        return {}
+    return RUBRICS
+
+
 def explained(label: str, hint: str = "", rubric: str = "") -> None:
-    """Register an exercise whose answer is an explanation, not a number; `rubric` says how to mark it."""
+    """Register an exercise whose answer is an explanation, not a number; its rubric (how to mark it)
+    is `rubric` or else the teacher's edition's (`rubrics.RUBRICS`; '' in the student folder)."""
     _refuse_twice(label)
-    REGISTRY[label] = Exercise(label, None, hint=hint, rubric=rubric)
+    REGISTRY[label] = Exercise(label, None, hint=hint, rubric=rubric or _teacher_rubrics().get(label, ""))
 
 
 @dataclass(frozen=True)
@@ -248,9 +263,49 @@ def _traps(ex: Exercise, params: dict) -> tuple:
     return ex.traps
 
 
+def _count(value) -> str:
+    return f"{value:,}" if isinstance(value, int) else f"{value:,g}"
+
+
+def _scaled(value: float, unit: str) -> str:
+    """`value` with a unit prefix: 8e12 B/s -> '8 TB/s', 1.2e6 -> '1.2 million' (unit 'million')."""
+    if unit == "million":
+        return f"{value / 1e6:g} million"
+    for factor, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= factor:
+            return f"{value / factor:g} {prefix}{unit}"
+    return f"{value:g} {unit}"
+
+
+# How a statement's parameters are printed for a reader: name -> (words, formatter of the value).
+PARAMETER_TEXT: dict[str, tuple[str, Callable]] = {
+    "seq_len": ("sequence length S", lambda v: f"{v:,} tokens"),
+    "step_tokens": ("optimizer step", lambda v: f"{v:,} tokens"),
+    "steps": ("optimizer step", lambda v: f"{v} x 1,048,576 = {v * 1_048_576:,} tokens"),
+    "fraction": ("fraction of layers that keep attention", lambda v: f"{v:g}"),
+    "block": ("block size b", _count),
+    "speedup": ("optical speedup s", lambda v: f"{v:g}x"),
+    "frame_factor": ("modulator frame rate", lambda v: f"{v:g} times the idealised modulator's"),
+    "values_per_pixel": ("complex values per pixel", _count),
+    "gpus": ("GPUs", _count),
+    "micro_batch": ("micro-batch m", lambda v: f"{v:,} sequences"),
+    "vocab": ("vocabulary", lambda v: f"{v:,} words"),
+    "step_seconds": ("step time", lambda v: f"{v:g} s"),
+    "gpu_hours": ("GPU-hours", lambda v: _scaled(v, "million")),
+    "model": ("model", str),
+    "batch": ("batch", lambda v: f"{v:,} tokens"),
+    "bandwidth": ("memory bandwidth", lambda v: _scaled(v, "B/s")),
+    "factor": ("f (FFTs and elementwise products at 1/f of the matrix rate)", lambda v: f"{v:g}"),
+}
+
+
 def _describe(params: dict) -> str:
-    return ", ".join(f"{name} = {value:,}" if isinstance(value, int) else f"{name} = {value}"
-                     for name, value in params.items())
+    """The parameters as a reader reads them: 'memory bandwidth = 8 TB/s', 'GPU-hours = 1.2 million'."""
+    shown = []
+    for name, value in params.items():
+        words, text = PARAMETER_TEXT.get(name, (name, _count if isinstance(value, (int, float)) else str))
+        shown.append(f"{words} = {text(value)}")
+    return ", ".join(shown)
 
 
 def check(label: str, value, student=None) -> CheckResult:
@@ -284,6 +339,12 @@ def check(label: str, value, student=None) -> CheckResult:
             return CheckResult(label, "wrong", f"{label}: not right ({shown} is the answer for the book's "
                                                f"parameters; yours are {_describe(params)}).")
     error = abs(number - target) / abs(target) if target != 0 else abs(number)
+    if ex.rel_tol < EXACT_TOL and abs(number - target) < 0.5 * abs(target):
+        off = number - target
+        by = f"{abs(off):,.0f}" if off == round(off) else f"{abs(off):,.6g}"
+        return CheckResult(label, "close" if error <= ex.close_factor * ex.rel_tol else "wrong",
+                           f"{label}: not exact: off by {by} ({'too high' if off > 0 else 'too low'}); "
+                           f"the answer is asked exactly.{hint}")
     if error <= ex.close_factor * ex.rel_tol:
         return CheckResult(label, "close", f"{label}: close ({shown} is {100 * error:.2g}% off), "
                                            f"but not within {100 * ex.rel_tol:.2g}%.{hint}")
@@ -305,7 +366,7 @@ def precision_phrase(label: str) -> str:
     to that many figures always lands within it; 'exactly' below a tolerance of one in a million
     (whole counts)."""
     ex = exercise(label)
-    if ex.rel_tol < 1e-6:
+    if ex.rel_tol < EXACT_TOL:
         return "exactly"
     figures = significant_figures(ex.rel_tol)
     return (f"within {100 * ex.rel_tol:.2g}% ({figures} significant figure{'s' if figures > 1 else ''} "
@@ -326,6 +387,8 @@ def show_parameters(label: str, student=None) -> None:
     label, since its parts draw their variants together."""
     who = "the book's values" if student is None else f"student {normalise_student(student)}"
     shown = [p for p in parts(label) if REGISTRY[p].answer is not None] if exercise_of(label) == label else [label]
-    for part in shown or [label]:
-        params = _describe(statement_parameters(part, student)["parameters"]) or "as stated"
+    for part in shown:
+        if REGISTRY[part].answer is None:
+            continue  # an explanation: nothing to compute, nothing to print
+        params = _describe(statement_parameters(part, student)["parameters"]) or "the statement's, the same for everyone"
         print(f"{part} ({who}): {params}")

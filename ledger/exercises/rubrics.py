@@ -1,0 +1,80 @@
+"""The marking rubrics of the explanation exercises, label -> rubric: for the teacher's edition only.
+
+The student folder leaves this module out (book/_tools/student.py), so a student's library has no
+rubric; the registry reads it when it is present (`Exercise.rubric`), and the teacher's book prints
+each rubric in its exercise's solution."""
+
+RUBRICS: dict[str, str] = {
+    'intro-4f-inversion':
+        "shows that two forward transforms give u(-x), a mirror image; says a mirror image is a relabelling of the camera's pixels, so no inverse transform is needed.",
+    'intro-bigger-step-why':
+        'says almost all forward work is paid per token or per sequence, so it doubles with the step and the share stays put; names the once-per-step FFT of each filter into its spectrum as the exception, whose weight halves.',
+    'sixn-long-context-why':
+        "says the rest of the step is exactly 6NT, so the ledger's ratio is the estimate 12LSH/6N = 2LSH/N; says it grows linearly with S, so at long context the parameter count no longer describes the step.",
+    'sixn-causal-why':
+        "says causal masking halves the score products only, so the step is 6NT + 6LSHT (Kaplan et al.'s form); gives the ratio (N + LSH)/(N + 2LSH) and says the ledger matches it to rounding.",
+    'sixn-recompute-why':
+        "shows (O + o)/(F + f) is a weighted mean of O/F and o/f; says Hyena-2's recomputed work differs from its forward pass only by the digital LM head and the once-per-step filter transforms, so o/f is close to its forward share; says the block-circulant model's dense LM head is most of its forward FLOPs and is not recomputed, so o/f is far above its forward share.",
+    'corr-conj-reversal':
+        'proves the DFT of a reversed real signal is the conjugate of its DFT and carries it through the product; checks it numerically to rounding; says the input gradient can use the forward mask with input and output reversed, relabellings of pixels.',
+    'corr-fd-step-why':
+        'says the three comparisons with direct sums do not use the step and are unchanged; says the finite-difference error is rounding error in the loss divided by the step, so it grows by about the factor 1,000 the step shrank; says the measured factor is somewhat below 1,000 because the rounding error is a different draw at each step, not a fixed amount (no truncation error to speak of: it is rounding at both steps).',
+    'passes-hybrid-why':
+        "says the optical work falls with the fraction of layers that keep Hyena (each attention layer removes its long convolutions), while the step's FLOPs barely move (an attention layer costs about as much as the Hyena layer it replaces); concludes the optical work moves more and the dilution is the smaller effect.",
+    'passes-mask-count-why':
+        "says the weight masks are the filters' spectra, the same for every sequence, while the dW masks hold each sequence's own input spectrum; so the dW count is one visit's count times the number of sequences.",
+    'circ-dx-derivation-why':
+        'shows the transpose of a circulant block is circulant with the reversed vector, whose spectrum is the conjugate one; concludes dx_j = IFFT(sum_i conj(W_ij) G_i); says the transforms swap sides against the forward pass (p in, q out), and so does the sum.',
+    'circ-sequence-why':
+        "says almost all of this model's optical work is in the circulant matrices, paid per token whatever the sequence length; says only the long convolutions, a small part, grow with S, and they add transforms, so the data-by-data part falls slightly.",
+    'circ-static-block-why':
+        'names the smallest block as the best; says the weight-masked products the static share keeps grow as the block shrinks exactly as the data-by-data ones do (about 3MK/b FLOPs per token each), so a smaller block enlarges both and only the data-by-data kind is lost.',
+    'amdahl-fft-constant-why':
+        "says doubling every transform's price nearly doubles Hyena-2's share, almost all transforms, and moves the block-circulant model less, its products and digital sums unchanged; concludes the picture does not change: Hyena-2 stays far below one percent.",
+    'amdahl-block-size-why':
+        "says a circulant matrix's Fourier-domain products cost about 3MK/b per token and shrink as the blocks grow while its transforms grow only with log2 b, and the dense LM head does not shrink; says the static share falls less because the data-by-data products it leaves out are among those that shrink.",
+    'amdahl-finite-speedup-why':
+        "derives s = (2 - p)/(1 - p) = 1 + 1/(1 - p) from setting the gain to half the infinite one; says for a small p that is barely more than 2, so an engine twice as fast as the GPUs earns half of what Amdahl allows and the bound is set by p, not by the engine's speed.",
+    'masks-encoding-why':
+        "says the superpixel costs 16 times the frames but a binary pattern is written about 9 times faster, so 16 x 1,031/9,523; says the two-sided spectrum has n values instead of n/2 + 1, n/(n/2 + 1) = 4,096/2,049, just under 2 because the one-sided count holds both the zero and the Nyquist bin; says the ledger's time factors differ slightly from these value factors because the values are packed into whole frames, rounded up.",
+    'masks-step-size-why':
+        "says the weight-mask time stays the same (the same filters, written twice per step whatever its size), the digital step and the data-by-data masks double with the tokens, so the rewrite's share of a step halves.",
+    'layer-major-engines-why':
+        'says every GPU runs its own sequences layer by layer and the optimizer waits for every gradient, so the cluster visits each layer once per sweep: layer-major order, each GPU holding only its own sequences; names feeding the engines (the numbers crossing the boundary per second) as the real cost.',
+    'layer-major-fp32-why':
+        "says one boundary fits in HBM, every layer's input only sharded over the cluster's HBM, and the kept spectra exceed the whole cluster's HBM, so they would live in host memory or be recomputed; says layer-major order makes a larger step pay in memory, in proportion.",
+    'layer-major-micro-batch-why':
+        "says at 4,096 tokens each rewrite writes filters with twice the bins (S + 1) but the step holds half as many micro-batches of 8 sequences, so half as many rewrites: the two factors cancel, up to the rounding of each rewrite to whole frames and the bins' + 1, so the frames (and seconds) differ by well under one percent.",
+    'not-map-block-sum-why':
+        "counts (a) q b samples in and p b out, (b) q b in, 2 p q (b/2 + 1) numbers out, 2 p (b/2 + 1) back in and p b out; says the ledger charges the block sum's complex adds as digital work, so every block product must leave the optics: case (b).",
+    'not-map-lm-head-why':
+        "says the LM head costs the same per token at any sequence length; says only the long convolutions grow with S, and they are a small part of this model's step.",
+    'explorer-share-drift-why':
+        'says everything but the once-per-step transforms grows as T, and those add c to both the optical work and the step; says c/c = 1 exceeds a/b, so they pull the share up less and less as T grows, and it falls towards a/b.',
+    'explorer-long-hyena-why':
+        "says the digital step barely moves with the sequence length (its FLOPs are almost all paid per token, the same at any S), while the weight-mask time grows in proportion to the filters' bins (S + 1); so at long sequences the rewrite overtakes the whole digital step, for an optical share well under one percent.",
+    'assumptions-two-switches-why':
+        'says the two-sided spectrum multiplies the values by n/(n/2 + 1), just under 2, and the frames are rounded up to whole ones, so the prediction 2 x 16 x (ideal rate / binary rate) is not exact.',
+    'assumptions-half-gain-why':
+        "compares the share of the gain at that s with the defaults' (much higher); says s = 1 + 1/(1 - p) grows with p, so the larger the share the conventions give the engine, the faster it must be to deliver it; concludes the best case asks for an engine several times faster than the GPUs, not twice.",
+    'rc-swiglu-why':
+        'names the forward-only LM head (4HV per token fewer) as what pulls the count down; names the 4H lookup as a small addition; says the MLP width alone does not explain the sign.',
+    'rc-ckpt-why':
+        'says the LM head (forward only) and the input lookup are never recomputed; says only the blocks take the factor 4/3, so the whole is below it.',
+    'rc-savanna-why':
+        "compares the two one-switch ratios with Savanna's own default ratio; concludes that the model Savanna assumes (MLP rule and byte vocabulary), not its FFT conventions, makes most of the gap; says MFU across the two counts compares two models.",
+    'ct-selective-long-why':
+        'says the attention products grow with S per token while the rest does not; says long context is also where storing them costs the most memory, so the trade is worth more there.',
+    'ct-card31-why':
+        'names long-context training (up to 128K tokens), where attention costs far more per token than at 8,192, as undercounted; concludes the implied utilisation understates the real one.',
+    'fpt-small-why':
+        "says the exact ratio is lower because SmolLM's large LM head (49,152 words) is a big part of its small N; says a narrow model meets the attention wall at a short sequence.",
+    'fpt-flash-why':
+        'names QK^T as the product run twice; says the causal kernel skips the tiles above the diagonal (1/2 + b/(2S) of the matrix); says both gaps grow with S because attention grows as S^2 per sequence and the weight products as S.',
+    'am-vocab-why':
+        'says Llama-3.2-1B has fewer layers (16 against 22) to set against its dense LM head, so the head must shrink further; says its wider MLP pulls the other way, less.',
+    'am-long-why':
+        "says the long convolutions' FFTs cost O(log S) more per token as S grows (FFT length 2S) while the matrices' cost per token is constant.",
+    'ms-break-even-why':
+        'says most optical FLOPs are block products, which run at the matrix rate; says only the FFTs and elementwise products are slowed, so f must be large; compares f with the measured matrix-to-FFT rate ratio.',
+}
