@@ -266,7 +266,7 @@ def test_keep_notebooks_refuses_a_stale_student_folder(tmp_path):
     import student
 
     out = tmp_path / "student"
-    for name in ("notebooks", "ledger", "data", "pyproject.toml", "requirements.txt"):
+    for name in ("notebooks", "requirements.txt", *student.LIBRARY):
         source = ROOT / "_build" / "student" / name
         assert source.exists(), "build the student folder first (make student)"
         (shutil.copytree if source.is_dir() else shutil.copy2)(source, out / name)
