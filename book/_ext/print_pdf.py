@@ -360,17 +360,20 @@ def print_pdf(build: Path, out: Path, timeout_s: float = 300, phases: Phases | N
             # Print, read each chapter's page, write the numbers into the contents, print again (the
             # numbers take the placeholders' room, so the pages do not move; checked below).
             # A code cell that starts in the last tenth of a page is moved to the next (as a heading
-            # is kept with what follows); that moves pages, so both are repeated until nothing changes.
-            # The printing that is kept is the one after which nothing changed: it had nothing to move,
-            # so only a print after no move may be the last (a print after a move only measures).
+            # is kept with what follows); that may move pages, so both are repeated until nothing
+            # changes. Every print after the first may be the last, so each is a whole print (outline
+            # and tags): it is kept when the contents already carry its page numbers and no code cell
+            # starts late in it. Moving a cell seldom moves a chapter's first page, so the usual
+            # count is two prints, not three (one more only when a move did shift a chapter).
             contents_pages = 2
             print_once(final=False)  # placeholders in the contents: never the last
             pages = contents_pages_of_print()
+            page.evaluate(BREAK_BEFORE_JS, late_cells_of_print())
             for _ in range(4):
                 page.evaluate(SET_PAGES_JS, [str(n) for n in pages])
-                moved = page.evaluate(BREAK_BEFORE_JS, late_cells_of_print())
-                print_once(final=not moved)
+                print_once(final=True)
                 again = contents_pages_of_print()
+                moved = page.evaluate(BREAK_BEFORE_JS, late_cells_of_print())  # none moved: the page is as printed
                 if again == pages and not moved:
                     break
                 pages = again
