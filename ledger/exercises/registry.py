@@ -373,6 +373,18 @@ def precision_phrase(label: str) -> str:
             f"always suffice{'' if figures > 1 else 's'})")
 
 
+def label_lines() -> list[str]:
+    """One line per registered label, sorted: label, what the answer is (unit and precision, or
+    'explanation') and the parameters its variants draw; no answer and no rubric, so the student
+    folder's `python -m ledger exercises list` prints it too."""
+    lines = []
+    for label in sorted(REGISTRY):
+        ex = REGISTRY[label]
+        kind = "explanation" if ex.answer is None else f"{ex.unit or 'number'}, {precision_phrase(label)}"
+        lines.append(f"{label}\t{kind}\tvariants: {', '.join(sorted(ex.variants)) or '-'}")
+    return lines
+
+
 def statement_parameters(label: str, student=None) -> dict:
     """What the statement of `label` shows `student` (None: the book's reader): its parameters,
     unit and precision; never the answer."""
