@@ -2,6 +2,7 @@
 parameters (deterministically, never the book's own), `check(..., student=ID)` checks that variant,
 and `python -m ledger exercises key` writes every student's answers; bad input is one line."""
 import csv
+import re
 import hashlib
 import subprocess
 import sys
@@ -92,12 +93,39 @@ def test_show_parameters_reads_like_the_statement(capsys):
     assert capsys.readouterr().out == ""
 
 
-def test_an_exact_count_off_by_one_says_how_far():
-    """A label asked exactly (a whole count) names the difference, not a percentage."""
+def test_an_exact_count_says_only_too_high_or_too_low():
+    """A label asked exactly (a whole count) says the direction, never the difference (which would give
+    the answer away): close but not exact inside the close band, not exact beyond it."""
     target = answer("passes-mask-count", "s002")
-    for value, words in ((target + 1, "off by 1 (too high)"), (target - 12, "off by 12 (too low)")):
-        message = str(check("passes-mask-count", value, student="s002"))
-        assert "not exact: " + words in message and "%" not in message, message
+    ex = REGISTRY["passes-mask-count"]
+    cases = ((target + 1, "close", "close but not exact (too high)"), (target - 1, "close", "close but not exact (too low)"),
+             (target - 13_480, "wrong", "not exact: too low"), (target * 1.3, "wrong", "not exact: too high"))
+    assert ex.rel_tol < registry.EXACT_TOL and 1 / target < ex.close_factor * ex.rel_tol
+    for value, verdict, words in cases:
+        result = check("passes-mask-count", value, student="s002")
+        message = str(result)
+        assert result.verdict == verdict and words in message and "%" not in message, message
+        assert not re.search(r"\d", message.replace("passes-mask-count", "")), f"a number in {message!r}"
+
+
+def test_a_check_without_a_student_says_it_used_the_books_values():
+    """Left at STUDENT_ID = None, `check` marks the book's answer right: its message then ends with a
+    note that it checked the book's values, for any label with variants; with a student, no note."""
+    with_variants = [label for label in LABELS if REGISTRY[label].variants]
+    assert with_variants
+    for label in with_variants:
+        for value in (answer(label), answer(label) * 1.5):
+            assert str(check(label, value)).endswith(registry.BOOK_VALUES_NOTE), label
+        assert "STUDENT_ID" not in str(check(label, answer(label, "s123"), student="s123"))
+
+
+def test_how_far_is_readable_and_never_an_exponent():
+    """A wrong value's distance reads as a person would say it: 100% off, 2x too high, never 1e+02%."""
+    target = answer("fpt-causal", "s1")
+    for factor, words in ((2.0, "2x too high"), (0.4, "2.5x too low"), (1.997, "100% off"), (1.45, "45% off"),
+                          (0.2, "5x too low"), (25, "over 10x too high"), (-3, "of the wrong sign")):
+        message = str(check("fpt-causal", target * factor, student="s1"))
+        assert words in message and "e+" not in message.split("tokens is")[-1], (factor, message)
 
 
 def test_every_statement_cell_shows_every_checked_parts_parameters(capsys):

@@ -308,10 +308,42 @@ def _describe(params: dict) -> str:
     return ", ".join(shown)
 
 
+def _readable(x: float) -> str:
+    """A positive magnitude for a message, two significant figures and never an exponent: 45, 0.5,
+    100, 1,200 (down to 0.0001)."""
+    return f"{float(f'{x:.2g}'):,.0f}" if x >= 99.5 else f"{x:.2g}"
+
+
+def _how_far(number: float, target: float) -> str:
+    """How far a wrong value is, readably and without giving the answer: '45% off' within a factor of
+    two, '3x too high' or '3x too low' within ten, 'over 10x too high' beyond; 'of the wrong sign'."""
+    if target == 0:
+        return f"{_readable(abs(number))} away from the answer"
+    ratio = number / target
+    if ratio <= 0:
+        return "zero" if number == 0 else "of the wrong sign"
+    if ratio >= 2 or ratio <= 0.5:
+        side, times = ("too high", ratio) if ratio > 1 else ("too low", 1 / ratio)
+        return f"{_readable(times)}x {side}" if times < 10 else f"over 10x {side}"
+    return f"{_readable(100 * abs(ratio - 1))}% off"
+
+
+BOOK_VALUES_NOTE = " (Checked against the book's values: set STUDENT_ID for yours.)"
+"""What `check` adds when no student is given for a label with variants: the book's answer is then right."""
+
+
 def check(label: str, value, student=None) -> CheckResult:
     """Compare a student's `value` with the ledger's answer to `label` (for `student`'s variant when
-    given, else for the book's parameters): right, close (with a hint) or wrong (naming a usual
-    slip when it is one). A value the statement warns about is never accepted."""
+    given, else for the book's parameters, which the message then says): right, close (with a hint)
+    or wrong (naming a usual slip when it is one). A value the statement warns about is never
+    accepted. The message never gives the answer or the difference from it."""
+    result = _check(label, value, student)
+    if student is None and exercise(label).variants and result.verdict in {"right", "close", "wrong"}:
+        return CheckResult(label, result.verdict, result.message + BOOK_VALUES_NOTE)
+    return result
+
+
+def _check(label: str, value, student=None) -> CheckResult:
     ex = exercise(label)
     params = parameters(label, student)
     if ex.answer is None:
@@ -340,18 +372,19 @@ def check(label: str, value, student=None) -> CheckResult:
                                                f"parameters; yours are {_describe(params)}).")
     error = abs(number - target) / abs(target) if target != 0 else abs(number)
     if ex.rel_tol < EXACT_TOL and abs(number - target) < 0.5 * abs(target):
-        off = number - target
-        by = f"{abs(off):,.0f}" if off == round(off) else f"{abs(off):,.6g}"
-        return CheckResult(label, "close" if error <= ex.close_factor * ex.rel_tol else "wrong",
-                           f"{label}: not exact: off by {by} ({'too high' if off > 0 else 'too low'}); "
-                           f"the answer is asked exactly.{hint}")
+        # an exact count: the direction only, never the difference (it would give the answer away)
+        side = "too high" if number > target else "too low"
+        if error <= ex.close_factor * ex.rel_tol:
+            return CheckResult(label, "close", f"{label}: close but not exact ({side}); the answer is asked "
+                                               f"exactly.{hint}")
+        return CheckResult(label, "wrong", f"{label}: not exact: {side}; the answer is asked exactly.{hint}")
     if error <= ex.close_factor * ex.rel_tol:
-        return CheckResult(label, "close", f"{label}: close ({shown} is {100 * error:.2g}% off), "
+        return CheckResult(label, "close", f"{label}: close ({shown} is {_readable(100 * error)}% off), "
                                            f"but not within {100 * ex.rel_tol:.2g}%.{hint}")
     slip = _slip(ex, number, target)
     if slip:
         return CheckResult(label, "wrong", f"{label}: not right ({shown}): {slip}")
-    return CheckResult(label, "wrong", f"{label}: not right ({shown} is {100 * error:.2g}% off).{hint}")
+    return CheckResult(label, "wrong", f"{label}: not right ({shown} is {_how_far(number, target)}).{hint}")
 
 
 def significant_figures(rel_tol: float) -> int:
