@@ -294,7 +294,29 @@ def test_the_key_lists_every_student_and_label(varied, tmp_path):
             assert float(row["answer"]) == pytest.approx(answer(row["label"], row["student"]), rel=1e-12)
             assert check(row["label"], float(row["answer"]), student=row["student"])
     mine = [r for r in key_rows(["alice"], [varied])][0]
-    assert mine["parameters"] == "; ".join(f"{k}={v}" for k, v in registry.parameters(varied, "alice").items())
+    assert mine["parameters"] == registry._describe(registry.parameters(varied, "alice"), "; ")
+
+
+def test_the_keys_parameters_read_as_the_statements_print_them():
+    """The key's parameters column goes on paper slips: it reads as the statement prints it (9 TB/s,
+    not bandwidth=9000000000000.0), and a model comes with its N, L and H."""
+    for label in ("ai-ridge-bw", "fpt-causal", "ct-card31"):
+        for student in ("s001", "s002", "s003"):
+            row = key_rows([student], [label])[0]
+            assert "=" in row["parameters"] and "e+" not in row["parameters"] and ".0" not in row["parameters"], row
+            assert not re.search(r"\w=\S", row["parameters"]), row
+    assert "memory bandwidth = " in key_rows(["s001"], ["ai-ridge-bw"])[0]["parameters"]
+
+
+def test_a_model_variant_prints_what_the_paper_derivation_needs(capsys):
+    """fpt-causal is solved on paper from 6N = 6LSH: the statement's parameters give the model's N, L and H."""
+    from ledger.exercises.registry import model_shape
+    for student in (None, "s001", "s002", "s003", "s004"):
+        registry.show_parameters("fpt-causal", student)
+        shape = model_shape(registry.parameters("fpt-causal", student)["model"])
+        out = capsys.readouterr().out
+        assert f"N = {shape.N:,}, L = {shape.n_layers}, H = {shape.hidden:,}" in out, out
+        assert answer("fpt-causal", student) == pytest.approx(6 * shape.N / (6 * shape.n_layers * shape.hidden))
 
 
 @pytest.mark.parametrize("content, message", [("alice\nalice\n", "repeats line 1"), ("a b\n", "line 1"),

@@ -21,7 +21,7 @@ from typing import Iterable, Sequence
 
 from ..errors import LedgerError
 from . import LABELS
-from .registry import REGISTRY, expected, label_lines, normalise_student, parameters, precision_phrase
+from .registry import REGISTRY, _describe, expected, label_lines, normalise_student, parameters, precision_phrase
 
 KEY_COLUMNS = ("label", "student", "parameters", "answer", "tolerance", "close_within", "unit", "precision",
                "rubric")
@@ -62,7 +62,8 @@ def read_students(path: Path) -> list[str]:
 
 
 def _format_parameters(params: dict) -> str:
-    return "; ".join(f"{name}={value}" for name, value in params.items())
+    """The parameters as the student's statement prints them ('memory bandwidth = 9 TB/s'), for a paper slip."""
+    return _describe(params, "; ")
 
 
 def key_rows(students: Iterable[str], labels: Sequence[str] = LABELS) -> list[dict]:

@@ -11,7 +11,7 @@ from .. import article, reconcile
 from ..settings import Settings
 from ..shapes import LLAMA3_8B
 from ..step import step_items
-from .registry import explained, numeric
+from .registry import explained, model_shape, numeric
 
 
 def _step(variant: str, seq_len: int, **kw) -> float:
@@ -106,7 +106,7 @@ MODEL_CONFIGS = ("Llama-3.2-1B", "TinyLlama-1.1B", "SmolLM-135M")
 
 
 def _shape(model: str):
-    return LLAMA3_8B if model == "Llama-3-8B" else _config(model)
+    return model_shape(model)
 
 
 def _fpt_causal(model: str = "Llama-3-8B") -> float:
@@ -183,9 +183,7 @@ numeric("ai-tp-heads", lambda: float(article.whole_kv_heads_up_to(LLAMA3_8B)), r
 # --- chapter 14: any model ----------------------------------------------------------------------
 
 def _config(name: str):
-    from pathlib import Path
-    from ..shapes import ModelShape
-    return ModelShape.from_hf_config(Path(__file__).resolve().parents[2] / "data" / "configs" / name / "config.json")
+    return model_shape(name)
 
 
 def _bisect(f, lo: float, hi: float, steps: int = 60) -> float:

@@ -277,6 +277,23 @@ def _scaled(value: float, unit: str) -> str:
     return f"{value:g} {unit}"
 
 
+def model_shape(name: str):
+    """The ModelShape of a model an exercise names: Llama-3-8B (the book's) or a shipped
+    configuration of data/configs (Llama-3.2-1B, TinyLlama-1.1B, SmolLM-135M)."""
+    from pathlib import Path
+    from ..shapes import LLAMA3_8B, ModelShape
+    if name == LLAMA3_8B.name:
+        return LLAMA3_8B
+    return ModelShape.from_hf_config(Path(__file__).resolve().parents[2] / "data" / "configs" / name / "config.json")
+
+
+def _model_text(name: str) -> str:
+    """A model as a statement prints it, with what a paper derivation needs: its N (the parameters that
+    multiply activations, LM head included), layers L and width H."""
+    shape = model_shape(name)
+    return f"{name} (N = {shape.N:,}, L = {shape.n_layers}, H = {shape.hidden:,})"
+
+
 # How a statement's parameters are printed for a reader: name -> (words, formatter of the value).
 PARAMETER_TEXT: dict[str, tuple[str, Callable]] = {
     "seq_len": ("sequence length S", lambda v: f"{v:,} tokens"),
@@ -292,20 +309,21 @@ PARAMETER_TEXT: dict[str, tuple[str, Callable]] = {
     "vocab": ("vocabulary", lambda v: f"{v:,} words"),
     "step_seconds": ("step time", lambda v: f"{v:g} s"),
     "gpu_hours": ("GPU-hours", lambda v: _scaled(v, "million")),
-    "model": ("model", str),
+    "model": ("model", _model_text),
     "batch": ("batch", lambda v: f"{v:,} tokens"),
     "bandwidth": ("memory bandwidth", lambda v: _scaled(v, "B/s")),
     "factor": ("f (FFTs and elementwise products at 1/f of the matrix rate)", lambda v: f"{v:g}"),
 }
 
 
-def _describe(params: dict) -> str:
-    """The parameters as a reader reads them: 'memory bandwidth = 8 TB/s', 'GPU-hours = 1.2 million'."""
+def _describe(params: dict, separator: str = ", ") -> str:
+    """The parameters as a reader reads them: 'memory bandwidth = 8 TB/s', 'GPU-hours = 1.2 million'
+    (statements, `check`'s messages and the teacher's key alike)."""
     shown = []
     for name, value in params.items():
         words, text = PARAMETER_TEXT.get(name, (name, _count if isinstance(value, (int, float)) else str))
         shown.append(f"{words} = {text(value)}")
-    return ", ".join(shown)
+    return separator.join(shown)
 
 
 def _readable(x: float) -> str:
