@@ -153,9 +153,14 @@ def test_every_statement_cell_shows_every_checked_parts_parameters(capsys):
     assert not failures, "\n".join(failures)
 
 
+APART = 3
+"""Two draws' answers differ by at least this many tolerances: one a rounding slip away from another's is no variant."""
+
+
 def test_each_labels_variants_are_told_apart_by_check():
-    """Two draws of one label (the book's parameters among them) never give answers within each other's
-    tolerance: a variant whose answer `check` would call right for the book's is no variant."""
+    """Two draws of one label (the book's parameters among them) give answers at least APART tolerances
+    apart: a variant whose answer `check` would call right, or nearly, for the book's is no variant
+    (rc-ckpt's draws were 0.05% from the book's, a quarter of the close band)."""
     failures = []
     for label in LABELS:
         ex = REGISTRY[label]
@@ -165,7 +170,7 @@ def test_each_labels_variants_are_told_apart_by_check():
         answers = [float(ex.answer(**row)) for row in rows]
         for i in range(len(rows)):
             for j in range(i + 1, len(rows)):
-                if abs(answers[i] - answers[j]) <= ex.rel_tol * max(abs(answers[i]), abs(answers[j])):
+                if abs(answers[i] - answers[j]) < APART * ex.rel_tol * max(abs(answers[i]), abs(answers[j])):
                     failures.append(f"{label}: {rows[i]} and {rows[j]} give {answers[i]:.6g} and {answers[j]:.6g}")
     assert not failures, "\n".join(failures)
 

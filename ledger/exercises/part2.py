@@ -45,7 +45,7 @@ numeric("rc-swiglu", _rc_swiglu, rel_tol=0.005, unit="%", variants={"seq_len": (
                                 "the -ff value that is further from the ledger")],
         hint="the cookbook's other switches stay thrown; which of its terms pull the count down, which up?")
 explained("rc-swiglu-why")
-numeric("rc-ckpt", _rc_ckpt, rel_tol=0.0002, variants={"seq_len": (16384, 8192, 65536)}, traps=[(4 / 3, "the 4/3 rule")],
+numeric("rc-ckpt", _rc_ckpt, rel_tol=0.0002, variants={"seq_len": (16384, 65536, 131072)}, traps=[(4 / 3, "the 4/3 rule")],
         hint="what in the cookbook's count is charged once, whether or not the blocks are recomputed?")
 explained("rc-ckpt-why")
 numeric("rc-savanna-vocab", lambda vocab=512, seq_len=4096: _rc_savanna({"vocab": vocab}, seq_len),
