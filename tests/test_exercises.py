@@ -215,3 +215,17 @@ def test_each_exercise_slide_line_says_only_numbers_its_statement_says():
                              for number in NUMBER.findall(line) if not _said(number, statement)]
     assert lines >= 20, "the chapters' exercise slide lines were not found"
     assert not failures, "\n".join(failures)
+
+
+def test_an_exercise_label_answered_in_parts_names_its_parts():
+    """A chapter's exercise label that is not itself a checked label (rc-savanna-shape, answered as
+    rc-savanna-vocab and rc-savanna-why) is registered with its parts, and `check` on it says, in one
+    line, which labels to use instead of calling it unknown."""
+    from ledger.exercises.registry import PARTS_OF
+    unregistered = {label for label in BLOCKS if label not in REGISTRY}
+    assert "rc-savanna-shape" in unregistered and set(PARTS_OF) == unregistered
+    for label in unregistered:
+        assert PARTS_OF[label] == tuple(asked(label)), label
+        result = check(label, 1.0)
+        assert not result and result.verdict == "parts" and len(str(result).splitlines()) == 1
+        assert all(part in str(result) for part in asked(label)), str(result)

@@ -11,7 +11,7 @@ from .. import article, reconcile
 from ..settings import Settings
 from ..shapes import LLAMA3_8B
 from ..step import step_items
-from .registry import explained, model_shape, numeric
+from .registry import exercise_parts, explained, model_shape, numeric
 
 
 def _step(variant: str, seq_len: int, **kw) -> float:
@@ -52,6 +52,7 @@ numeric("rc-savanna-vocab", lambda vocab=512, seq_len=4096: _rc_savanna({"vocab"
         rel_tol=0.0001, variants={"vocab": (2048, 4096, 8192)},
         hint="one shape switch only: the vocabulary; the MLP keeps the ledger's width")
 explained("rc-savanna-why")
+exercise_parts("rc-savanna-shape", "rc-savanna-vocab", "rc-savanna-why")
 
 
 # --- chapter 13: compute and time ---------------------------------------------------------------

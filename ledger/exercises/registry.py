@@ -128,10 +128,30 @@ def explained(label: str, hint: str = "", rubric: str = "") -> None:
     REGISTRY[label] = Exercise(label, None, hint=hint, rubric=rubric or _teacher_rubrics().get(label, ""))
 
 
+PARTS_OF: dict[str, tuple[str, ...]] = {}
+"""Exercises whose own label asks for no number, by label: the labels of their parts (chapter 15's
+rc-savanna-shape is answered as rc-savanna-vocab and rc-savanna-why)."""
+
+
+def exercise_parts(label: str, *part_labels: str) -> None:
+    """Name the parts of an exercise whose own label is not registered, so that `check(label, ...)`
+    answers with its parts' labels instead of calling it unknown."""
+    _refuse_twice(label)
+    if label in PARTS_OF or not part_labels or any(p not in REGISTRY for p in part_labels):
+        raise LedgerError(f"exercise {label!r}: its parts {part_labels!r} must be registered labels, named once")
+    PARTS_OF[label] = tuple(part_labels)
+
+
+def _parts_message(label: str) -> str:
+    said = [f"{p} ({'an explanation' if REGISTRY[p].answer is None else 'a number'})" for p in PARTS_OF[label]]
+    return f"{label}: answered in parts, each checked by its own label: {', '.join(said)}."
+
+
 @dataclass(frozen=True)
 class CheckResult:
     """The verdict on one answer: truthy when right; `verdict` is 'right', 'close', 'wrong', 'explanation'
-    (no number to check) or 'invalid' (the value is not one finite real number)."""
+    (no number to check), 'parts' (the exercise is checked by its parts' labels) or 'invalid' (the
+    value is not one finite real number)."""
 
     label: str
     verdict: str
@@ -148,6 +168,8 @@ class CheckResult:
 
 def exercise(label: str) -> Exercise:
     """The registered exercise `label`; a one-line LedgerError naming the nearest known labels otherwise."""
+    if isinstance(label, str) and label in PARTS_OF:
+        raise LedgerError(_parts_message(label))
     if not isinstance(label, str) or label not in REGISTRY:
         near = difflib.get_close_matches(str(label), list(REGISTRY), n=3, cutoff=0.6)
         also = f"did you mean {', '.join(near)}?" if near else "see ledger.exercises.LABELS for the known labels"
@@ -355,6 +377,8 @@ def check(label: str, value, student=None) -> CheckResult:
     given, else for the book's parameters, which the message then says): right, close (with a hint)
     or wrong (naming a usual slip when it is one). A value the statement warns about is never
     accepted. The message never gives the answer or the difference from it."""
+    if isinstance(label, str) and label in PARTS_OF:
+        return CheckResult(label, "parts", _parts_message(label))
     result = _check(label, value, student)
     if student is None and exercise(label).variants and result.verdict in {"right", "close", "wrong"}:
         return CheckResult(label, result.verdict, result.message + BOOK_VALUES_NOTE)
