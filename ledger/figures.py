@@ -139,10 +139,16 @@ def _shown_texts(fig) -> list:
     return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip() and t.get_alpha() != 0]
 
 
+TICK_GAP_EM = 0.3
+"""The least space between two tick labels of one axis, in ems of their type (about a word space)."""
+
+
 def overlapping_labels(fig) -> list[tuple[str, str]]:
     """Pairs of texts of `fig` that print over each other, as drawn now: their boxes (turned with a
-    slanted text, `_text_corners`) intersect by more than two points every way. Tick labels of one
-    axis are not compared with each other (the axis spaces them), nor tick labels outside the view."""
+    slanted text, `_text_corners`) intersect by more than two points every way. Two tick labels of one
+    axis, each of one line, must moreover stand at least TICK_GAP_EM of their type apart (a log axis's
+    minor labels, "3x10^1" and "4x10^1", ran into one another once a slide raised the type; a
+    two-line label's box spans its neighbours' by design). Tick labels outside the view are left out."""
     if not hasattr(fig.canvas, "get_renderer"):  # a bare Figure() (the explorer's): give it an Agg canvas
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         FigureCanvasAgg(fig)
@@ -163,15 +169,41 @@ def overlapping_labels(fig) -> list[tuple[str, str]]:
     texts = [t for t in _shown_texts(fig) if t.get_window_extent(renderer).width > 0
              and (id(t) not in ticks or id(t) in drawn)]
     shapes = [_text_corners(t, t.get_window_extent(renderer), fig.dpi) for t in texts]
+    # tick labels padded by half the gap each: two of one axis that come closer than the gap overlap
+    padded = [_text_corners(t, t.get_window_extent(renderer).padded(TICK_GAP_EM / 2 * t.get_fontsize() * fig.dpi / 72),
+                            fig.dpi) if id(t) in ticks else None for t in texts]
     found = []
     slack = 2 * fig.dpi / 72  # two points
     for i in range(len(texts)):
         for j in range(i + 1, len(texts)):
-            if ticks.get(id(texts[i])) is not None and ticks.get(id(texts[i])) == ticks.get(id(texts[j])):
-                continue
-            if _convex_overlap(shapes[i], shapes[j]) > slack:
+            one_axis = id(texts[i]) in ticks and ticks[id(texts[i])] == ticks.get(id(texts[j]))
+            if one_axis and "\n" in texts[i].get_text() + texts[j].get_text():
+                continue  # a two-line tick label ("A1\nHyena-2") sets its wide line under its neighbours'
+            if (_convex_overlap(padded[i], padded[j]) > 0 if one_axis
+                    else _convex_overlap(shapes[i], shapes[j]) > slack):
                 found.append((texts[i].get_text(), texts[j].get_text()))
     return found
+
+
+def log_axis_labels(axis) -> None:
+    """Label a log-scale `axis` (ax.xaxis or ax.yaxis) with plain numbers (0.5, 2, 10, 200; no 2x10^0)
+    and few minor labels: at 2 and 5 of each decade when the view spans at most two decades, none
+    beyond, so that the labels stay apart when a slide raises the type (chapter 16's rates)."""
+    import math
+    from matplotlib.ticker import FuncFormatter
+
+    def plain(value, _position=None) -> str:
+        return f"{value:g}"
+
+    def minor(value, _position=None) -> str:
+        low, high = sorted(axis.get_view_interval())
+        if low <= 0 or math.log10(high / low) > 2:
+            return ""
+        leading = round(value / 10 ** math.floor(math.log10(value) + 1e-9))
+        return f"{value:g}" if leading in (2, 5) else ""
+
+    axis.set_major_formatter(FuncFormatter(plain))
+    axis.set_minor_formatter(FuncFormatter(minor))
 
 
 def _text_corners(text, box, dpi: float) -> list[tuple[float, float]]:

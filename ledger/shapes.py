@@ -75,9 +75,16 @@ class ModelShape:
 
     @property
     def matrix_params(self) -> int:
-        """All weight matrices, norms left out; the LM head counted unless tied to the embedding."""
+        """All weight matrices, norms left out; the LM head counted unless tied to the embedding (then the
+        shared table is counted once)."""
         heads = 1 if self.tied_embeddings else 2
         return self.n_layers * (self.attention_matrix_params + self.mlp_matrix_params) + heads * self.embedding_params
+
+    @property
+    def input_table_share(self) -> float:
+        """Fraction (0-1) of the weight matrices (`matrix_params`, the shared table once if tied) that the
+        input embedding table holds: parameters memory stores that no FLOP per token multiplies."""
+        return self.embedding_params / self.matrix_params
 
     @property
     def norm_params(self) -> int:

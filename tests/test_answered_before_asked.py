@@ -55,7 +55,29 @@ def printed_forms(value: float, rel_tol: float) -> set[str]:
     return forms
 
 
+def two_figure_forms(value: float, unit: str, within: float) -> set[str]:
+    """A percentage answer's size at two significant figures followed by %, as a chapter rounds a
+    percentage in its prose ("8.9% more", "22% fewer"), when that rounding is within `within`
+    (relative: the exercise's close band) of the answer, so that it nearly gives it away; none for
+    another unit (a bare two-figure number, 0.13 or 4.2, is printed by chance on most pages) or a size
+    of 100 or more, which three figures cover."""
+    magnitude = math.floor(math.log10(abs(value))) if value else 0
+    if value == 0 or magnitude >= 2 or unit != "%":
+        return set()
+    form = format(abs(value), f".{max(0, 1 - magnitude)}f")
+    return {form + "%"} if abs(float(form) - abs(value)) <= within * abs(value) else set()
+
+
+def answer_forms(value: float, rel_tol: float, unit: str, close_factor: float = 4.0) -> set[str]:
+    """Every form the same page may give `value` away in: as printed (printed_forms), its size alone
+    (a chapter says "22.1% fewer" for -22.1), and at two significant figures (two_figure_forms)."""
+    return (printed_forms(value, rel_tol) | printed_forms(abs(value), rel_tol)
+            | two_figure_forms(value, unit, close_factor * rel_tol))
+
+
 def _found(text: str, form: str) -> bool:
+    if form.endswith("%"):  # the page's text may put a space between a number and its sign
+        return re.search(rf"(?<![\d.,]){re.escape(form[:-1])}\s?%", text) is not None
     return re.search(rf"(?<![\d.,]){re.escape(form)}(?![\d]|[.,]\d)", text) is not None
 
 
@@ -113,14 +135,14 @@ def answered_early(pages: Path, drop_solutions: bool) -> list[str]:
             seen.add(label)
             if label not in REGISTRY or REGISTRY[label].answer is None:
                 continue
-            tol = REGISTRY[label].rel_tol
+            tol, unit, close = REGISTRY[label].rel_tol, REGISTRY[label].unit, REGISTRY[label].close_factor
             # Chapter 16 prints this machine's timings, new at every build: a timing within the
             # tolerance of an answer is chance, so there only the answer's own printed forms count.
             numbers = [] if page.stem in MEASURED_PAGES else printed_numbers(before)
             for who, value in every_answer(label):
-                hits = sorted(f for f in printed_forms(value, tol) if _found(before, f)
+                hits = sorted(f for f in answer_forms(value, tol, unit, close) if _found(before, f)
                               and before.count(f) != COINCIDENCES.get((page.stem, label, f), (0,))[0])
-                hits += sorted({form for form, number in numbers if abs(number - value) <= tol * abs(value)
+                hits += sorted({form for form, number in numbers if abs(abs(number) - abs(value)) <= tol * abs(value)
                                 and before.count(form) != COINCIDENCES.get((page.stem, label, form), (0,))[0]
                                 and form not in hits})
                 if hits:
@@ -136,6 +158,18 @@ def test_printed_forms():
     assert "57,256" in printed_forms(57_256.0, 0.005) or "57,300" in printed_forms(57_256.0, 0.005)
     assert {"541", "5.41e+11"} <= printed_forms(5.4065e11, 0.005)
     assert _found("is 12.19% of", "12.19") and not _found("is 112.19% of", "12.19") and not _found("12.195", "12.19")
+
+
+def test_an_answer_is_found_by_its_size_and_at_two_figures():
+    """fpt-flash's -22.12 and 8.895 were printed above it as "22.1% fewer" and "8.9% more": the same-page
+    test looks for the size of a negative answer and for two-figure forms."""
+    text = "non-causal FlashAttention executes 8.9 % more FLOPs than the model count, the causal kernel 22.1% fewer"
+    assert any(_found(text, f) for f in answer_forms(-22.117, 0.005, "%"))
+    assert any(_found(text, f) for f in answer_forms(8.895, 0.005, "%"))
+    assert any(_found("22% fewer over the step", f) for f in answer_forms(-22.117, 0.005, "%"))
+    assert not any(_found("layer 22 of 32 and 8.8 s", f) for f in answer_forms(-22.117, 0.005, "%"))
+    assert two_figure_forms(0.5312, "", 0.02) == set() and two_figure_forms(8.895, "%", 0.02) == {"8.9%"}
+    assert two_figure_forms(0.198409, "%", 0.0008) == set()  # 0.20% is 0.8% off: not near a 5-figure answer
 
 
 def test_printed_numbers_keep_three_figures_or_more():

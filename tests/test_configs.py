@@ -32,6 +32,20 @@ def test_tied_embeddings_read():
     assert not untied.tied_embeddings and untied.matrix_params - untied.N == 32000 * 2048
 
 
+# Hugging Face's exact counts (safetensors metadata of the model repositories), norms included.
+PUBLISHED_EXACT = {"Llama-3.2-1B": 1_235_814_400, "SmolLM-135M": 134_515_008}
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED_EXACT))
+def test_tied_models_count_the_shared_table_once(name):
+    """A tied model stores its table once: matrices plus norms are the published count, and the table's
+    share of the weights divides by that single count (chapter 11's table printed it counted twice)."""
+    shape = ModelShape.from_hf_config(Path(f"data/configs/{name}/config.json"))
+    assert shape.tied_embeddings and shape.total_params == PUBLISHED_EXACT[name]
+    assert shape.input_table_share == shape.embedding_params / (shape.total_params - shape.norm_params)
+    assert 0.21 < shape.input_table_share < 0.22
+
+
 MIXTRAL = {"model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
            "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32000,
            "num_local_experts": 8, "num_experts_per_tok": 2}

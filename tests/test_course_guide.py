@@ -218,7 +218,7 @@ def test_the_paper_slips_command_writes_each_students_parameters_for_the_in_clas
     import shlex
 
     from ledger.exercises.instructor import main as key_main
-    from ledger.exercises.registry import parameters
+    from ledger.exercises.registry import _describe, parameters
 
     section = GUIDE.split("**Parameters on paper.**", 1)[1].split("\n**", 1)[0]
     command = shlex.split(re.search(r"```bash\n(.*?)\n```", section, re.DOTALL).group(1))
@@ -236,7 +236,7 @@ def test_the_paper_slips_command_writes_each_students_parameters_for_the_in_clas
     assert any(labels == set(graded_labels(e)) for e in in_class), f"{labels}: not an in-class exercise's labels"
     for row in rows:
         shown = parameters(row["label"], row["student"])
-        assert all(f"{k}={v}" in row["parameters"] for k, v in shown.items() if k in REGISTRY[row["label"]].variants)
+        assert all(_describe({k: v}) in row["parameters"] for k, v in shown.items() if k in REGISTRY[row["label"]].variants)
 
 
 WIDGET_CALL = re.compile(r"(?<![\w.])(?:[\w.]+\.)?(?:interactive|explorer|interact)\(")

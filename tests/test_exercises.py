@@ -178,3 +178,54 @@ def test_explanations_say_the_teacher_marks_them():
     explained = next(label for label in LABELS if REGISTRY[label].answer is None)
     message = check(explained, 1.0).message
     assert "rubric" in message and "solution" not in message
+
+
+NUMBER_WORDS = {word: str(n) for n, word in enumerate(
+    "zero _ two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split()) if word != "_"}  # "one" is left out: mostly a pronoun
+NUMBER_WORDS |= {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "hundred": "100",
+                 "thousand": "1,000", "million": "million", "billion": "billion", "twice": "two", "half": "half"}
+# a number word, or a token with a digit (a numeral, or a name such as SmolLM-135M or fp32, kept whole)
+NUMBER = re.compile(r"\b(?:" + "|".join(NUMBER_WORDS) + r")s?\b|[\w$.,/-]*\d[\w$.,/-]*", re.IGNORECASE)
+
+
+def _said(token: str, statement: str) -> bool:
+    """Whether `statement` (lower case) says the number `token` of a slide line: the token itself, or
+    for a number word its numeral."""
+    token = token.lower().strip(".,")
+    forms = {token, token.rstrip("s")} | ({NUMBER_WORDS[token.rstrip("s")]} if token.rstrip("s") in NUMBER_WORDS else set())
+    return any(re.search(rf"(?<![\w.,-]){re.escape(form)}(?![\w]|[.,]\d)", statement) for form in forms)
+
+
+def test_each_exercise_slide_line_says_only_numbers_its_statement_says():
+    """An exercise's slide line (the cell's `tx_slides` "exercise:LABEL" entry) summarises its statement:
+    every numeral or number word on it appears in the statement (a number word also as its numeral),
+    so the slide never contradicts the numbers students are given (chapter 07's slide said sixteen
+    where the statement says 8)."""
+    failures, lines = [], 0
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            for key, line in (cell.metadata.get("tx_slides") or {}).items():
+                if not key.startswith("exercise:"):
+                    continue
+                label, lines = key.split(":", 1)[1], lines + 1
+                statement = " ".join(BLOCKS[label][1].split()).lower() if label in BLOCKS else ""
+                assert statement, f"{path.name}: slide line for {label!r}, which no exercise block has"
+                failures += [f"{path.name} {label}: the slide says {number!r}, its statement does not"
+                             for number in NUMBER.findall(line) if not _said(number, statement)]
+    assert lines >= 20, "the chapters' exercise slide lines were not found"
+    assert not failures, "\n".join(failures)
+
+
+def test_an_exercise_label_answered_in_parts_names_its_parts():
+    """A chapter's exercise label that is not itself a checked label (rc-savanna-shape, answered as
+    rc-savanna-vocab and rc-savanna-why) is registered with its parts, and `check` on it says, in one
+    line, which labels to use instead of calling it unknown."""
+    from ledger.exercises.registry import PARTS_OF
+    unregistered = {label for label in BLOCKS if label not in REGISTRY}
+    assert "rc-savanna-shape" in unregistered and set(PARTS_OF) == unregistered
+    for label in unregistered:
+        assert PARTS_OF[label] == tuple(asked(label)), label
+        result = check(label, 1.0)
+        assert not result and result.verdict == "parts" and len(str(result).splitlines()) == 1
+        assert all(part in str(result) for part in asked(label)), str(result)

@@ -153,6 +153,34 @@ def test_overlapping_labels_finds_text_printed_over_text():
     plt.close(fig)
 
 
+def test_tick_labels_of_one_axis_that_run_together_are_found_and_log_axis_labels_keeps_them_apart():
+    """Chapter 16's rates on a log axis from 4 to 60 GFLOP/s: matplotlib labels the minor ticks, and
+    "3x10^1" ran into "4x10^1" on the slide. overlapping_labels finds it; with log_axis_labels (plain
+    numbers, minor labels at 2 and 5 only) neither the page nor the slide drawing has an overlap."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ledger.figures import figure_style, log_axis_labels, overlapping_labels, slide_figure
+
+    figure_style()
+    found = {}
+    for fixed in (False, True):
+        fig, ax = plt.subplots(figsize=(7, 3.6))
+        ax.barh(["matmul", "fft_long", "fft_block", "block_product", "elementwise"], [60, 5.7, 5.6, 28, 4.1])
+        ax.set_xscale("log")
+        ax.set_xlabel("achieved rate, one thread (GFLOP/s, log scale)")
+        if fixed:
+            log_axis_labels(ax.xaxis)
+        page = overlapping_labels(fig)
+        found[fixed] = (page, slide_figure(fig, page_overlaps=len(page))["overlaps"])
+        labels = [t.get_text() for t in ax.xaxis.get_ticklabels(which="both") if t.get_text()]
+        plt.close(fig)
+    assert any("3\\times10^{1}" in a and "4\\times10^{1}" in b for a, b in found[False][0]), found[False]
+    assert found[True] == ([], [])
+    assert {"10", "20", "50"} <= set(labels) and not any("times" in label for label in labels)
+
+
 def test_slide_figure_enlarges_type_to_the_slide():
     """A 7 x 4.2 in figure at the book's style: its smallest type (8 pt legend) is under 18 px when
     fitted to the slide as drawn for the page; the slide drawing reaches 20 px without new overlaps."""

@@ -446,3 +446,23 @@ def test_check_and_show_parameters_work_from_the_student_folders_library(student
                          cwd=student / "notebooks", capture_output=True, text=True, check=False)
     assert key.returncode == 2 and key.stdout == ""
     assert len(key.stderr.strip().splitlines()) == 1 and "teacher's edition" in key.stderr
+
+
+def test_exercises_list_works_from_the_student_folder(student):
+    """The student guide says `python -m ledger exercises list` lists the labels: from the student
+    folder (its own library, the student environment, writing nothing) it prints every label with its
+    unit and precision, as the teacher's edition does, and no answer or rubric; `key` stays refused."""
+    from ledger.exercises import REGISTRY
+    from ledger.exercises.registry import label_lines
+
+    before = sorted(p.relative_to(student) for p in student.rglob("*"))
+    run = "import sys, runpy; sys.path.insert(0, '..'); sys.argv = ['ledger', 'exercises', 'list']; " \
+          "runpy.run_module('ledger', run_name='__main__')"
+    done = subprocess.run([str(STUDENT_PYTHON), "-I", "-B", "-c", run], cwd=student / "notebooks",
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stderr == "", done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines == label_lines() and [line.split("\t")[0] for line in lines] == sorted(REGISTRY)
+    assert all(len(line.split("\t")) == 3 for line in lines)
+    assert not any(ex.rubric and ex.rubric[:40] in done.stdout for ex in REGISTRY.values())
+    assert sorted(p.relative_to(student) for p in student.rglob("*")) == before

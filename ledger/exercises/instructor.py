@@ -21,7 +21,7 @@ from typing import Iterable, Sequence
 
 from ..errors import LedgerError
 from . import LABELS
-from .registry import REGISTRY, expected, normalise_student, parameters, precision_phrase
+from .registry import REGISTRY, _describe, expected, label_lines, normalise_student, parameters, precision_phrase
 
 KEY_COLUMNS = ("label", "student", "parameters", "answer", "tolerance", "close_within", "unit", "precision",
                "rubric")
@@ -62,7 +62,8 @@ def read_students(path: Path) -> list[str]:
 
 
 def _format_parameters(params: dict) -> str:
-    return "; ".join(f"{name}={value}" for name, value in params.items())
+    """The parameters as the student's statement prints them ('memory bandwidth = 9 TB/s'), for a paper slip."""
+    return _describe(params, "; ")
 
 
 def key_rows(students: Iterable[str], labels: Sequence[str] = LABELS) -> list[dict]:
@@ -116,11 +117,7 @@ def main(argv: Sequence[str]) -> int:
     args = parser.parse_args(list(argv))
     try:
         if args.command == "list":
-            for label in LABELS:
-                ex = REGISTRY[label]
-                kind = "explanation" if ex.answer is None else f"{ex.unit or 'number'}, {precision_phrase(label)}"
-                variants = ", ".join(sorted(ex.variants)) or "-"
-                print(f"{label}\t{kind}\tvariants: {variants}")
+            print("\n".join(label_lines()))
             return 0
         labels = tuple(args.label or LABELS)
         unknown = [label for label in labels if label not in REGISTRY]

@@ -128,10 +128,30 @@ def explained(label: str, hint: str = "", rubric: str = "") -> None:
     REGISTRY[label] = Exercise(label, None, hint=hint, rubric=rubric or _teacher_rubrics().get(label, ""))
 
 
+PARTS_OF: dict[str, tuple[str, ...]] = {}
+"""Exercises whose own label asks for no number, by label: the labels of their parts (chapter 15's
+rc-savanna-shape is answered as rc-savanna-vocab and rc-savanna-why)."""
+
+
+def exercise_parts(label: str, *part_labels: str) -> None:
+    """Name the parts of an exercise whose own label is not registered, so that `check(label, ...)`
+    answers with its parts' labels instead of calling it unknown."""
+    _refuse_twice(label)
+    if label in PARTS_OF or not part_labels or any(p not in REGISTRY for p in part_labels):
+        raise LedgerError(f"exercise {label!r}: its parts {part_labels!r} must be registered labels, named once")
+    PARTS_OF[label] = tuple(part_labels)
+
+
+def _parts_message(label: str) -> str:
+    said = [f"{p} ({'an explanation' if REGISTRY[p].answer is None else 'a number'})" for p in PARTS_OF[label]]
+    return f"{label}: answered in parts, each checked by its own label: {', '.join(said)}."
+
+
 @dataclass(frozen=True)
 class CheckResult:
     """The verdict on one answer: truthy when right; `verdict` is 'right', 'close', 'wrong', 'explanation'
-    (no number to check) or 'invalid' (the value is not one finite real number)."""
+    (no number to check), 'parts' (the exercise is checked by its parts' labels) or 'invalid' (the
+    value is not one finite real number)."""
 
     label: str
     verdict: str
@@ -148,6 +168,8 @@ class CheckResult:
 
 def exercise(label: str) -> Exercise:
     """The registered exercise `label`; a one-line LedgerError naming the nearest known labels otherwise."""
+    if isinstance(label, str) and label in PARTS_OF:
+        raise LedgerError(_parts_message(label))
     if not isinstance(label, str) or label not in REGISTRY:
         near = difflib.get_close_matches(str(label), list(REGISTRY), n=3, cutoff=0.6)
         also = f"did you mean {', '.join(near)}?" if near else "see ledger.exercises.LABELS for the known labels"
@@ -277,6 +299,23 @@ def _scaled(value: float, unit: str) -> str:
     return f"{value:g} {unit}"
 
 
+def model_shape(name: str):
+    """The ModelShape of a model an exercise names: Llama-3-8B (the book's) or a shipped
+    configuration of data/configs (Llama-3.2-1B, TinyLlama-1.1B, SmolLM-135M)."""
+    from pathlib import Path
+    from ..shapes import LLAMA3_8B, ModelShape
+    if name == LLAMA3_8B.name:
+        return LLAMA3_8B
+    return ModelShape.from_hf_config(Path(__file__).resolve().parents[2] / "data" / "configs" / name / "config.json")
+
+
+def _model_text(name: str) -> str:
+    """A model as a statement prints it, with what a paper derivation needs: its N (the parameters that
+    multiply activations, LM head included), layers L and width H."""
+    shape = model_shape(name)
+    return f"{name} (N = {shape.N:,}, L = {shape.n_layers}, H = {shape.hidden:,})"
+
+
 # How a statement's parameters are printed for a reader: name -> (words, formatter of the value).
 PARAMETER_TEXT: dict[str, tuple[str, Callable]] = {
     "seq_len": ("sequence length S", lambda v: f"{v:,} tokens"),
@@ -292,26 +331,61 @@ PARAMETER_TEXT: dict[str, tuple[str, Callable]] = {
     "vocab": ("vocabulary", lambda v: f"{v:,} words"),
     "step_seconds": ("step time", lambda v: f"{v:g} s"),
     "gpu_hours": ("GPU-hours", lambda v: _scaled(v, "million")),
-    "model": ("model", str),
+    "model": ("model", _model_text),
     "batch": ("batch", lambda v: f"{v:,} tokens"),
     "bandwidth": ("memory bandwidth", lambda v: _scaled(v, "B/s")),
     "factor": ("f (FFTs and elementwise products at 1/f of the matrix rate)", lambda v: f"{v:g}"),
 }
 
 
-def _describe(params: dict) -> str:
-    """The parameters as a reader reads them: 'memory bandwidth = 8 TB/s', 'GPU-hours = 1.2 million'."""
+def _describe(params: dict, separator: str = ", ") -> str:
+    """The parameters as a reader reads them: 'memory bandwidth = 8 TB/s', 'GPU-hours = 1.2 million'
+    (statements, `check`'s messages and the teacher's key alike)."""
     shown = []
     for name, value in params.items():
         words, text = PARAMETER_TEXT.get(name, (name, _count if isinstance(value, (int, float)) else str))
         shown.append(f"{words} = {text(value)}")
-    return ", ".join(shown)
+    return separator.join(shown)
+
+
+def _readable(x: float) -> str:
+    """A positive magnitude for a message, two significant figures and never an exponent: 45, 0.5,
+    100, 1,200 (down to 0.0001)."""
+    return f"{float(f'{x:.2g}'):,.0f}" if x >= 99.5 else f"{x:.2g}"
+
+
+def _how_far(number: float, target: float) -> str:
+    """How far a wrong value is, readably and without giving the answer: '45% off' within a factor of
+    two, '3x too high' or '3x too low' within ten, 'over 10x too high' beyond; 'of the wrong sign'."""
+    if target == 0:
+        return f"{_readable(abs(number))} away from the answer"
+    ratio = number / target
+    if ratio <= 0:
+        return "zero" if number == 0 else "of the wrong sign"
+    if ratio >= 2 or ratio <= 0.5:
+        side, times = ("too high", ratio) if ratio > 1 else ("too low", 1 / ratio)
+        return f"{_readable(times)}x {side}" if times < 10 else f"over 10x {side}"
+    return f"{_readable(100 * abs(ratio - 1))}% off"
+
+
+BOOK_VALUES_NOTE = " (Checked against the book's values: set STUDENT_ID for yours.)"
+"""What `check` adds when no student is given for a label with variants: the book's answer is then right."""
 
 
 def check(label: str, value, student=None) -> CheckResult:
     """Compare a student's `value` with the ledger's answer to `label` (for `student`'s variant when
-    given, else for the book's parameters): right, close (with a hint) or wrong (naming a usual
-    slip when it is one). A value the statement warns about is never accepted."""
+    given, else for the book's parameters, which the message then says): right, close (with a hint)
+    or wrong (naming a usual slip when it is one). A value the statement warns about is never
+    accepted. The message never gives the answer or the difference from it."""
+    if isinstance(label, str) and label in PARTS_OF:
+        return CheckResult(label, "parts", _parts_message(label))
+    result = _check(label, value, student)
+    if student is None and exercise(label).variants and result.verdict in {"right", "close", "wrong"}:
+        return CheckResult(label, result.verdict, result.message + BOOK_VALUES_NOTE)
+    return result
+
+
+def _check(label: str, value, student=None) -> CheckResult:
     ex = exercise(label)
     params = parameters(label, student)
     if ex.answer is None:
@@ -340,18 +414,19 @@ def check(label: str, value, student=None) -> CheckResult:
                                                f"parameters; yours are {_describe(params)}).")
     error = abs(number - target) / abs(target) if target != 0 else abs(number)
     if ex.rel_tol < EXACT_TOL and abs(number - target) < 0.5 * abs(target):
-        off = number - target
-        by = f"{abs(off):,.0f}" if off == round(off) else f"{abs(off):,.6g}"
-        return CheckResult(label, "close" if error <= ex.close_factor * ex.rel_tol else "wrong",
-                           f"{label}: not exact: off by {by} ({'too high' if off > 0 else 'too low'}); "
-                           f"the answer is asked exactly.{hint}")
+        # an exact count: the direction only, never the difference (it would give the answer away)
+        side = "too high" if number > target else "too low"
+        if error <= ex.close_factor * ex.rel_tol:
+            return CheckResult(label, "close", f"{label}: close but not exact ({side}); the answer is asked "
+                                               f"exactly.{hint}")
+        return CheckResult(label, "wrong", f"{label}: not exact: {side}; the answer is asked exactly.{hint}")
     if error <= ex.close_factor * ex.rel_tol:
-        return CheckResult(label, "close", f"{label}: close ({shown} is {100 * error:.2g}% off), "
+        return CheckResult(label, "close", f"{label}: close ({shown} is {_readable(100 * error)}% off), "
                                            f"but not within {100 * ex.rel_tol:.2g}%.{hint}")
     slip = _slip(ex, number, target)
     if slip:
         return CheckResult(label, "wrong", f"{label}: not right ({shown}): {slip}")
-    return CheckResult(label, "wrong", f"{label}: not right ({shown} is {100 * error:.2g}% off).{hint}")
+    return CheckResult(label, "wrong", f"{label}: not right ({shown} is {_how_far(number, target)}).{hint}")
 
 
 def significant_figures(rel_tol: float) -> int:
@@ -371,6 +446,18 @@ def precision_phrase(label: str) -> str:
     figures = significant_figures(ex.rel_tol)
     return (f"within {100 * ex.rel_tol:.2g}% ({figures} significant figure{'s' if figures > 1 else ''} "
             f"always suffice{'' if figures > 1 else 's'})")
+
+
+def label_lines() -> list[str]:
+    """One line per registered label, sorted: label, what the answer is (unit and precision, or
+    'explanation') and the parameters its variants draw; no answer and no rubric, so the student
+    folder's `python -m ledger exercises list` prints it too."""
+    lines = []
+    for label in sorted(REGISTRY):
+        ex = REGISTRY[label]
+        kind = "explanation" if ex.answer is None else f"{ex.unit or 'number'}, {precision_phrase(label)}"
+        lines.append(f"{label}\t{kind}\tvariants: {', '.join(sorted(ex.variants)) or '-'}")
+    return lines
 
 
 def statement_parameters(label: str, student=None) -> dict:

@@ -44,7 +44,7 @@ RUBRICS: dict[str, str] = {
     'layer-major-fp32-why':
         "says one boundary fits in HBM, every layer's input only sharded over the cluster's HBM, and the kept spectra exceed the whole cluster's HBM, so they would live in host memory or be recomputed; says layer-major order makes a larger step pay in memory, in proportion.",
     'layer-major-micro-batch-why':
-        "says at 4,096 tokens each rewrite writes filters with twice the bins (S + 1) but the step holds half as many micro-batches of 8 sequences, so half as many rewrites: the two factors cancel, up to the rounding of each rewrite to whole frames and the bins' + 1, so the frames (and seconds) differ by well under one percent.",
+        "says at 4,096 tokens each rewrite writes filters with twice the bins (S + 1) but the step holds half as many micro-batches of the same size, so half as many rewrites: the two factors cancel, up to the rounding of each rewrite to whole frames and the bins' + 1, so the time is almost the same: the frames (and seconds) differ by well under one percent.",
     'not-map-block-sum-why':
         "counts (a) q b samples in and p b out, (b) q b in, 2 p q (b/2 + 1) numbers out, 2 p (b/2 + 1) back in and p b out; says the ledger charges the block sum's complex adds as digital work, so every block product must leave the optics: case (b).",
     'not-map-lm-head-why':
