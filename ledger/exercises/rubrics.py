@@ -32,7 +32,7 @@ RUBRICS: dict[str, str] = {
     'amdahl-fft-constant-why':
         "says doubling every transform's price nearly doubles Hyena-2's share, almost all transforms, and moves the block-circulant model less, its products and digital sums unchanged; concludes the picture does not change: Hyena-2 stays far below one percent.",
     'amdahl-block-size-why':
-        "says a circulant matrix's Fourier-domain products cost about 3MK/b per token and shrink as the blocks grow while its transforms grow only with log2 b, and the dense LM head does not shrink; says the static share falls less because the data-by-data products it leaves out are among those that shrink.",
+        "says a circulant matrix's Fourier-domain products cost about 3MK/b per token, so they shrink as the blocks grow and grow as they shrink, while its transforms change only with log2 b and the dense LM head not at all; says the static share moves less because the data-by-data products it leaves out are among those that change with the block.",
     'amdahl-finite-speedup-why':
         "derives s = (2 - p)/(1 - p) = 1 + 1/(1 - p) from setting the gain to half the infinite one; says for a small p that is barely more than 2, so an engine twice as fast as the GPUs earns half of what Amdahl allows and the bound is set by p, not by the engine's speed.",
     'masks-encoding-why':
@@ -40,7 +40,7 @@ RUBRICS: dict[str, str] = {
     'masks-step-size-why':
         "says the weight-mask time stays the same (the same filters, written twice per step whatever its size), the digital step and the data-by-data masks double with the tokens, so the rewrite's share of a step halves.",
     'layer-major-engines-why':
-        'says every GPU runs its own sequences layer by layer and the optimizer waits for every gradient, so the cluster visits each layer once per sweep: layer-major order, each GPU holding only its own sequences; names feeding the engines (the numbers crossing the boundary per second) as the real cost.',
+        'says that with one micro-batch per GPU and no pipeline stages every GPU runs its own sequences layer by layer and the optimizer waits for every gradient, so the cluster visits each layer once per sweep: layer-major order, each GPU holding only its own sequences (gradient accumulation or pipelining breaks it); names feeding the engines (the numbers crossing the boundary per second) as the real cost.',
     'layer-major-fp32-why':
         "says one boundary fits in HBM, every layer's input only sharded over the cluster's HBM, and the kept spectra exceed the whole cluster's HBM, so they would live in host memory or be recomputed; says layer-major order makes a larger step pay in memory, in proportion.",
     'layer-major-micro-batch-why':
