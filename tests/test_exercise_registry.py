@@ -132,3 +132,20 @@ def test_explained_returns_no_number():
         assert registry.REGISTRY["test-why"].rubric == "names both passes"
     finally:
         del registry.REGISTRY["test-why"]
+
+
+def test_an_answer_is_computed_once_per_row(register):
+    """A class draws only an exercise's few rows: `check` and the key reuse each row's answer."""
+    calls = []
+
+    def counted(seq_len=2048):
+        calls.append(seq_len)
+        return seq_len / 1000
+
+    label = register("test-counted", counted, rel_tol=0.001, variants={"seq_len": (4096, 8192)})
+    students = [f"s{k:03d}" for k in range(40)]
+    for student in students:
+        assert registry.check(label, registry.expected(label, student), student=student).verdict == "right"
+    assert sorted(set(calls)) == sorted({registry.parameters(label, s)["seq_len"] for s in students} | {2048}) \
+        or sorted(set(calls)) == sorted({registry.parameters(label, s)["seq_len"] for s in students})
+    assert len(calls) == len(set(calls)), f"an answer was computed again for the same row: {calls}"

@@ -18,6 +18,7 @@ variant, on any machine and any Python version.
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import inspect
 import math
@@ -228,13 +229,27 @@ def parameters(label: str, student=None) -> dict:
     return variant_rows(label)[int.from_bytes(digest, "big") % variant_count(label)]
 
 
+@functools.lru_cache(maxsize=8192)
+def _answer_at(answer, items: tuple) -> float:
+    return float(answer(**dict(items)))
+
+
+def answer_at(ex: "Exercise", params: dict) -> float:
+    """`ex`'s answer at `params`, computed once per answer function and row: a class of any size draws only the
+    few rows each exercise has, so the key, `check` and the tests reuse them (the ledger is pure)."""
+    try:
+        return _answer_at(ex.answer, tuple(sorted(params.items())))
+    except TypeError:  # a parameter value that cannot be a cache key: compute it directly
+        return float(ex.answer(**params))
+
+
 def expected(label: str, student=None) -> float | None:
     """The ledger's answer to `label` for `student`'s parameters (None for an explanation). For the
     teacher: `ledger.exercises.instructor` re-exports it; a student's notebook uses `check`."""
     ex = exercise(label)
     if ex.answer is None:
         return None
-    return float(ex.answer(**parameters(label, student)))
+    return answer_at(ex, parameters(label, student))
 
 
 def _as_real(value) -> float | None:
@@ -397,7 +412,7 @@ def _check(label: str, value, student=None) -> CheckResult:
         shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
         return CheckResult(label, "invalid", f"{label}: not a number: {shown} (give one finite real number, "
                                              f"e.g. 12.5; an int, a float or a NumPy scalar)")
-    target = float(ex.answer(**params))
+    target = answer_at(ex, params)
     unit = f" {ex.unit}" if ex.unit else ""
     hint = f" Hint: {ex.hint}" if ex.hint else ""
     shown = f"{number:.6g}{unit}"
@@ -408,7 +423,7 @@ def _check(label: str, value, student=None) -> CheckResult:
     if _near(number, target, ex.rel_tol):
         return CheckResult(label, "right", f"{label}: right ({shown}).")
     if student is not None and ex.variants:
-        book = float(ex.answer(**ex.book_parameters))
+        book = answer_at(ex, ex.book_parameters)
         if _near(number, book, ex.rel_tol):
             return CheckResult(label, "wrong", f"{label}: not right ({shown} is the answer for the book's "
                                                f"parameters; yours are {_describe(params)}).")
