@@ -64,3 +64,27 @@ def test_a_phase_is_recorded_when_it_starts_and_waited_for_until_it_ends(tmp_pat
     marker.touch()
     assert phase_times.wait_for(log, ["slow"], timeout_s=10, poll_s=0.05) == {"slow": 4}
     runner.join()
+
+
+def test_a_reader_never_sees_a_record_half_written(tmp_path):
+    """Phases write the record while wait_for reads it without a lock: every read parses."""
+    import threading
+
+    log = tmp_path / "phases.json"
+    phase_times.main(["start", str(log)])
+    done = threading.Event()
+
+    def write_many():
+        for k in range(300):
+            phase_times._update(log, lambda record, k=k: record["phases"].append(
+                {"name": f"p{k}", "start": 0.0, "end": 1.0, "exit": 0}))
+        done.set()
+
+    writer = threading.Thread(target=write_many)
+    writer.start()
+    reads = 0
+    while not done.is_set():
+        json.loads(log.read_text())  # raises on a half-written file
+        reads += 1
+    writer.join()
+    assert reads > 0 and len(json.loads(log.read_text())["phases"]) == 300

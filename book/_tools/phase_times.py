@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 import subprocess
 import sys
 import time
@@ -29,7 +30,11 @@ def _update(log: Path, change) -> dict:
         fcntl.flock(lock, fcntl.LOCK_EX)
         record = json.loads(log.read_text()) if log.exists() else {"start": time.time(), "phases": []}
         change(record)
-        log.write_text(json.dumps(record, indent=1) + "\n")
+        # Written aside and renamed: a reader that takes no lock (wait_for, the summary) sees the
+        # whole old record or the whole new one, never a file half written.
+        written = log.with_suffix(log.suffix + ".new")
+        written.write_text(json.dumps(record, indent=1) + "\n")
+        os.replace(written, log)
     return record
 
 
