@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import argparse
 import copy
-import fnmatch
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -321,29 +321,24 @@ def write_library(out: Path, jupyterlab: str, jupyterlab_myst: str) -> None:
 
 def stale_folder(out: Path, stems: list[str], jupyterlab: str, jupyterlab_myst: str) -> str:
     """What in the student folder `out` differs from what this run would write ('' when it is
-    current): each notebook, the requirements and each library file."""
-    for stem in stems:
-        path = out / "notebooks" / f"{stem}.ipynb"
-        wanted = nbformat.writes(clean(student_notebook(nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4))))
-        if not path.exists() or path.read_text(encoding="utf-8").rstrip("\n") != wanted.rstrip("\n"):
-            return f"{path} is missing or stale"
-    if (out / "requirements.txt").read_text(encoding="utf-8") != requirements(ROOT / "requirements.txt", jupyterlab,
-                                                                              jupyterlab_myst):
-        return f"{out / 'requirements.txt'} is stale"
-    for name in LIBRARY:
-        source = ROOT / name
-        files = [f for f in source.rglob("*") if f.is_file()
-                 and not any(fnmatch.fnmatch(p, pattern) for p in f.relative_to(ROOT).parts for pattern in LEFT_OUT)] \
-            if source.is_dir() else [source]
-        for file in files:
-            copy = out / file.relative_to(ROOT)
-            if not copy.exists() or copy.read_bytes() != file.read_bytes():
-                return f"{copy} is missing or differs from {file}"
-        left = [f for f in (out / name).rglob("*") if f.is_file() and any(
-            fnmatch.fnmatch(f.name, pattern) for pattern in LEFT_OUT if "." in pattern and "*" not in pattern)] \
-            if (out / name).is_dir() else []
-        if left:
-            return f"{left[0]} is a teacher's module the student folder leaves out"
+    current): its notebooks, requirements and library are written afresh aside (a second) and
+    compared file by file, both ways (a teacher's module left in `out` is stale too; bytecode is not)."""
+    with tempfile.TemporaryDirectory() as folder:
+        fresh = Path(folder)
+        write_notebooks(ROOT / "notebooks", fresh / "notebooks", stems)
+        write_library(fresh, jupyterlab, jupyterlab_myst)
+        for name in ["notebooks", "requirements.txt", *LIBRARY]:
+            wanted = [fresh / name] if (fresh / name).is_file() else sorted(p for p in (fresh / name).rglob("*") if p.is_file())
+            for file in wanted:
+                copy = out / file.relative_to(fresh)
+                if not copy.exists() or copy.read_bytes() != file.read_bytes():
+                    kind = "stale" if name == "notebooks" else f"differs from {ROOT / file.relative_to(fresh)}"
+                    return f"{copy} is missing or {kind}"
+            if (out / name).is_dir():
+                extra = [p for p in sorted((out / name).rglob("*")) if p.is_file() and "__pycache__" not in p.parts
+                         and not (fresh / p.relative_to(out)).exists()]
+                if extra:
+                    return f"{extra[0]} is not part of the student folder (a teacher's module or a leftover)"
     return ""
 
 
