@@ -175,10 +175,9 @@ def test_each_labels_variants_are_told_apart_by_check():
     assert not failures, "\n".join(failures)
 
 
-def test_traps_lie_outside_the_tolerance_of_every_variants_answer():
-    """A value the statement warns about is never one `check` should call right: each trap is further
-    from the answer than the tolerance, for the book's parameters and every variant."""
-    failures = []
+def _every_trap():
+    """(label, exercise, row, answer at that row, trap, why) for every numeric label, its book row and
+    every variant row, and every trap the statement names."""
     for label in LABELS:
         ex = REGISTRY[label]
         if ex.answer is None:
@@ -186,10 +185,18 @@ def test_traps_lie_outside_the_tolerance_of_every_variants_answer():
         for row in [ex.book_parameters] + registry.variant_rows(label):
             target = float(ex.answer(**row))
             for trap, why in registry._traps(ex, row):
-                if abs(float(trap) - target) <= ex.rel_tol * abs(target):
-                    failures.append(f"{label} {row}: the trap {trap!r} ({why}) is within tolerance of {target!r}")
-                if check(label, float(trap), student=None).verdict == "right" and row == ex.book_parameters:
-                    failures.append(f"{label}: check calls the trap {trap!r} right")
+                yield label, ex, row, target, trap, why
+
+
+def test_traps_lie_outside_the_tolerance_of_every_variants_answer():
+    """A value the statement warns about is never one `check` should call right: each trap is further
+    from the answer than the tolerance, for the book's parameters and every variant."""
+    failures = []
+    for label, ex, row, target, trap, why in _every_trap():
+        if abs(float(trap) - target) <= ex.rel_tol * abs(target):
+            failures.append(f"{label} {row}: the trap {trap!r} ({why}) is within tolerance of {target!r}")
+        if check(label, float(trap), student=None).verdict == "right" and row == ex.book_parameters:
+            failures.append(f"{label}: check calls the trap {trap!r} right")
     assert not failures, "\n".join(failures)
 
 
@@ -202,18 +209,12 @@ def test_a_trap_rounded_to_fewer_figures_is_never_right():
     figures the statement asks for) is never told "right", for the book's parameters or any variant:
     e.g. rc-ckpt's 4/3 rule as 1.33 next to an answer of 1.3298."""
     failures = []
-    for label in LABELS:
-        ex = REGISTRY[label]
-        if ex.answer is None:
-            continue
-        for row in [ex.book_parameters] + registry.variant_rows(label):
-            target = float(ex.answer(**row))
-            for trap, why in registry._traps(ex, row):
-                for figures in sorted({2, 3, registry.significant_figures(ex.rel_tol)}):
-                    rounded = _rounded(float(trap), figures)
-                    if abs(rounded - target) <= ex.rel_tol * abs(target):
-                        failures.append(f"{label} {row}: the trap {trap!r} ({why}) rounded to {figures} figures, "
-                                        f"{rounded!r}, is within tolerance of {target!r}")
+    for label, ex, row, target, trap, why in _every_trap():
+        for figures in sorted({2, 3, registry.significant_figures(ex.rel_tol)}):
+            rounded = _rounded(float(trap), figures)
+            if abs(rounded - target) <= ex.rel_tol * abs(target):
+                failures.append(f"{label} {row}: the trap {trap!r} ({why}) rounded to {figures} figures, "
+                                f"{rounded!r}, is within tolerance of {target!r}")
     assert not failures, "\n".join(failures)
 
 
