@@ -78,6 +78,16 @@ div.cell.tag_remove-output, details.hide.above-input, details.hide.below-input,
     text-align: right; font-variant-numeric: tabular-nums; }
 """.replace("CODE_BACKGROUND", CODE_BACKGROUND)
 
+MEASURING_CSS = """
+body * { visibility: hidden !important; }
+div.cell_input, div.cell_input *, :is(h1, h2, h3, h4), :is(h1, h2, h3, h4) * { visibility: visible !important; }
+"""
+"""A print that only measures shows nothing but the code cells (their fill and first lines, which
+late_code_cells reads) and the headings (heading_pages finds a title without a destination by its
+text); `visibility` leaves every box where it was, so the pages, and the heading
+destinations on them, are those of the whole print. Painting the text, formulas and figures is most
+of a print's time."""
+
 FRONT_MATTER_JS = """([version, licence]) => {
     // Jupyter Book's print block (#jb-print-docs-body: the title, then the contents) becomes a
     // title page naming the version and licence, then a contents page with a page-number slot per entry.
@@ -169,14 +179,18 @@ def _normal(text: str) -> str:
 
 LATE = 0.9
 """A code cell that starts below this fraction of a page's body is moved to the next page."""
+TOP_MM, BOTTOM_MM, A4_MM = 15, 18, 297
+"""The print's top and bottom margins (print_once) and A4's height: the body lies between the margins."""
 
 
 def late_code_cells(pdf: Path, dpi: int = 30) -> list[str]:
     """The first line of every code cell that starts in the last tenth of a page's body: found by
     its fill (CODE_BACKGROUND) on the pages rendered by pdftoppm, its text by pdftotext -bbox (read
-    only when there is such a cell). The pages are rendered as PPM, not PNG: the same pixels, without
-    compressing them (about 3 s of the 5 s that rendering the book's 190-odd pages took)."""
+    only when there is such a cell). Only the band a late start can lie in (from a few pixel rows
+    above the last tenth to the body's end) is rendered, as PPM (the same pixels as PNG, without
+    compressing them): a fifth of each page."""
     import html
+    import math
     import re
     import subprocess
     import tempfile
@@ -185,18 +199,25 @@ def late_code_cells(pdf: Path, dpi: int = 30) -> list[str]:
     from PIL import Image
 
     colour = tuple(int(CODE_BACKGROUND[k:k + 2], 16) for k in (1, 3, 5))
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
+    points = float(re.search(r"^Page size:\s+[\d.]+ x ([\d.]+) pts", info, re.MULTILINE).group(1))
+    height = math.ceil(points * dpi / 72)  # each page's height in pdftoppm's pixels (every page is A4)
+    top, bottom = int(TOP_MM / A4_MM * height), int((1 - BOTTOM_MM / A4_MM) * height)
+    body = bottom - top
+    first_late = int(LATE * body) + 1  # the first body row a late start can lie on
+    band = top + first_late - 3  # and the three rows above it, which must show no fill
     starts = []  # (page index, y of the cell's top as a fraction of the page's height)
     with tempfile.TemporaryDirectory() as folder:
-        subprocess.run(["pdftoppm", "-r", str(dpi), str(pdf), f"{folder}/p"], check=True)
+        subprocess.run(["pdftoppm", "-r", str(dpi), "-y", str(band), "-H", str(bottom - band),
+                        str(pdf), f"{folder}/p"], check=True)
         images = sorted(Path(folder).glob("p-*.ppm"), key=lambda p: int(p.stem.split("-")[-1]))
         for index, path in enumerate(images):
             image = Image.open(path).convert("RGB")
-            top, bottom = int(15 / 297 * image.height), int((1 - 18 / 297) * image.height)
             fill = (np.abs(np.asarray(image, dtype=int) - colour) <= 3).all(axis=2)
-            rows = list(fill[top:bottom].sum(axis=1) > 0.1 * image.width)
-            for k in range(1, len(rows)):
-                if rows[k] and not any(rows[max(0, k - 3):k]) and k > LATE * len(rows):
-                    starts.append((index, (top + k) / image.height))
+            rows = list(fill.sum(axis=1) > 0.1 * image.width)  # rows band .. bottom - 1 of the page
+            for k in range(3, len(rows)):
+                if rows[k] and not any(rows[k - 3:k]):
+                    starts.append((index, (band + k) / height))
     if not starts:
         return []
     bbox = subprocess.run(["pdftotext", "-bbox", "-enc", "UTF-8", str(pdf), "-"], capture_output=True,
@@ -204,8 +225,8 @@ def late_code_cells(pdf: Path, dpi: int = 30) -> list[str]:
     pages = re.findall(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', bbox, re.DOTALL)
     found = []
     for index, fraction in starts:
-        _, height, words = pages[index]
-        y = fraction * float(height)
+        _, page_height, words = pages[index]
+        y = fraction * float(page_height)
         line = [(float(x), w) for x, yy, w in re.findall(
             r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="[\d.]+" yMax="[\d.]+">(.*?)</word>', words)
             if y - 1 <= float(yy) <= y + 14]
@@ -341,13 +362,17 @@ def print_pdf(build: Path, out: Path, timeout_s: float = 300, phases: Phases | N
 
             def print_once(final: bool):
                 """Print to `out`. A print that only measures (the page numbers, the late code cells) has
-                no outline and no tags: the same pages (the same text, destinations and pixels, checked
-                on the book), about a quarter faster. Only a print that may be the last one has them."""
+                no outline and no tags, and shows only the code cells (MEASURING_CSS): the same pages,
+                the same destinations and code cells where they were, in about 40% of the time. Only a
+                print that may be the last one is whole; the loop below reads its pages again."""
+                measuring = None if final else page.add_style_tag(content=MEASURING_CSS)
                 with phases("print" if final else "measuring print"):
                     page.pdf(path=str(out), format="A4", print_background=True, display_header_footer=True,
                              header_template="<span></span>", footer_template=FOOTER,
-                             margin={"top": "15mm", "bottom": "18mm", "left": "14mm", "right": "14mm"},
+                             margin={"top": f"{TOP_MM}mm", "bottom": f"{BOTTOM_MM}mm", "left": "14mm", "right": "14mm"},
                              outline=final, tagged=final)
+                if measuring is not None:
+                    measuring.evaluate("style => style.remove()")
 
             def contents_pages_of_print():
                 with phases("headings"):
