@@ -112,6 +112,13 @@ def executions(tmp_path_factory) -> dict:
         with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
             futures = {name: pool.submit(run, src, tmp / "out", **bounds) for name, (src, bounds) in jobs.items()}
             done = {name: future.result() for name, future in futures.items()}
+        # The overrunning worker is killed on its wall clock only once its kernel runs the sleeping
+        # cell; a kernel that died while starting (once, with a dozen kernels starting on the machine:
+        # "Kernel died before replying to kernel_info (3.7 s)") tests nothing of that: run it again.
+        if any("before replying to kernel_info" in a for a in done["overruns"]["outcome"].attempts):
+            pids["overruns"].unlink(missing_ok=True)
+            src, bounds = jobs["overruns"]
+            done["overruns"] = run(src, tmp / "out", **bounds)
     for name, path in pids.items():
         done[name]["kernel_pids"] = [int(p) for p in path.read_text().split()] if path.exists() else []
     done["runs"]["written"] = tmp / "out" / "runs.ipynb"
