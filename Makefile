@@ -17,7 +17,15 @@ LAB_IP ?= 127.0.0.1
 LAB_PORT ?= 8888
 STUDENT_ENV_STAMP := .venv-student/.requirements-sha256
 
-.PHONY: book execute test stress results bench measure lab lab-env clean install slides student student-env
+.PHONY: book execute test stress results bench measure lab lab-env clean install slides student student-env print-tools
+
+## Debian's Chromium (to print the PDFs; the browser tests drive it too) and poppler-utils (pdfinfo,
+## pdftotext, pdftoppm: to place a PDF's pages and read it back), installed when missing.
+print-tools:
+	@[ -x /usr/bin/chromium ] || { echo "Chromium is missing: installing Debian's chromium to print the PDFs"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@command -v pdftotext >/dev/null 2>&1 || { echo "pdftotext is missing: installing Debian's poppler-utils to read the PDFs"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; }
 
 install: $(STAMP)
 
@@ -60,7 +68,7 @@ slides: $(STAMP) $(NPM_STAMP)
 ## folder to hand out: notebooks/ (the chapters without solutions), ledger/, data/ and a minimal
 ## requirements.txt (the chapters' packages, JupyterLab and jupyterlab-myst; no Sphinx, Playwright or
 ## pytest). Reuses the executed chapters; executes nothing again. STUDENT_FLAGS=--no-pdf skips the PDF.
-student: $(STAMP) slides
+student: $(STAMP) slides print-tools
 	$(PY) book/_tools/student.py --executed $(EXECUTED) --out _build/student \
 		--jupyterlab $(JUPYTERLAB_VERSION) --jupyterlab-myst $(JUPYTERLAB_MYST_VERSION) $(STUDENT_FLAGS)
 
@@ -77,26 +85,28 @@ execute: $(STAMP)
 ## _build/student/notebooks; tests/conftest.py, tests/test_student_env.py). The tests run on two
 ## workers. The PDF, the slides and the student edition are made from the build's executed chapters
 ## (nothing runs again), and the JupyterLab front-end test uses its own environment, .venv-lab.
-## The three environments (.venv, .venv-lab, .venv-student) are made before the timed phases.
+## The three environments (.venv, .venv-lab, .venv-student), Chromium and poppler-utils (print-tools)
+## are made or installed before the timed phases.
 ## nbval's waits are bounded like the build's (30 s a cell, 30 s to start a kernel) instead of 2000 s.
-## After the book, the student folder's notebooks and library are written (a second or two); then the
-## PDF and the student edition (with the slides) are made side by side with the tests (each mostly
+## After the book, the student folder's notebooks and library and the slides are written (a second or
+## two each); then the PDF and the student edition are made side by side with the tests (each mostly
 ## one core; their output is shown at the end): the test files that read what they make wait for
-## them and run last (tests/conftest.py, AFTER_BUILDS); the others run meanwhile, longest first (times
-## of the last run, _build/test-times.json). The last line gives each phase's time and the ratio of
+## the phase they read and run after the others (tests/conftest.py, AFTER_BUILDS); the others run
+## meanwhile, longest first (times of the last run, _build/test-times.json, or tests/test-times.json). The last line gives each phase's time and the ratio of
 ## the total to the book's build (issue 20: at most 4x), from book/_tools/phase_times.py.
 PHASES := _build/phase-times.json
 PHASE = $(PY) book/_tools/phase_times.py run $(PHASES)
-test: $(STAMP) $(LAB_STAMP) $(STUDENT_ENV_STAMP)
+test: $(STAMP) $(LAB_STAMP) $(STUDENT_ENV_STAMP) print-tools
 	$(PY) book/_tools/phase_times.py start $(PHASES)
 	$(PHASE) book -- $(MAKE) book
 	$(MAKE) $(NPM_STAMP)
 	$(PHASE) student-notebooks -- $(PY) book/_tools/student.py --executed $(EXECUTED) --out _build/student --notebooks-only \
 		--jupyterlab $(JUPYTERLAB_VERSION) --jupyterlab-myst $(JUPYTERLAB_MYST_VERSION)
+	$(PHASE) slides -- $(MAKE) slides
 	@mkdir -p _build/pdf; \
 	$(PHASE) pdf -- $(MAKE) pdf PDF_REUSE_BOOK=1 > _build/pdf/make-pdf.log 2>&1 & pdf=$$!; \
-	$(PHASE) student+slides -- $(MAKE) student STUDENT_FLAGS=--keep-notebooks > _build/make-student.log 2>&1 & student=$$!; \
-	TX_AFTER_PHASES="pdf student+slides" $(PHASE) pytest -- $(PY) -m pytest -q -n 2 --dist loadfile --nbval-lax \
+	$(PHASE) student -- $(MAKE) student -o slides STUDENT_FLAGS=--keep-notebooks > _build/make-student.log 2>&1 & student=$$!; \
+	TX_AFTER_PHASES="pdf student" $(PHASE) pytest -- $(PY) -m pytest -q -n 2 --dist loadfile --nbval-lax \
 		--nbval-cell-timeout=30 --nbval-kernel-startup-timeout=30 --nbval-kernel-name=tx-student \
 		tests _build/student/notebooks/; code=$$?; \
 	wait $$pdf; pdf_code=$$?; wait $$student; student_code=$$?; \
@@ -129,11 +139,7 @@ stress: $(STAMP)
 ## nothing is executed again and the single page builds in seconds.
 PDF := _build/pdf/transforms-in-training-workloads.pdf
 .PHONY: pdf
-pdf: $(STAMP)
-	@[ -x /usr/bin/chromium ] || { echo "Chromium is missing: installing Debian's chromium to print the PDF"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
-	@command -v pdftotext >/dev/null 2>&1 || { echo "pdftotext is missing: installing Debian's poppler-utils for tests/test_pdf.py"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; }
+pdf: $(STAMP) print-tools
 	rm -rf _build/singlehtml
 	@if [ "$(PDF_REUSE_BOOK)" != 1 ]; then $(PY) book/_tools/execute_chapters.py execute; fi  # executed afresh, in parallel and bounded, as in `make book`
 	$(VENV)/bin/jupyter-book build . --builder singlehtml -W -n --keep-going $(PDF_BUILD_FLAGS)

@@ -5,7 +5,8 @@ the most tests first; the slowest files (the JupyterLab front end, the offline c
 so one of them could start last and run alone while the other worker idles. Here each run records
 how long each file took (setup, call and teardown of its tests, summed) in _build/test-times.json,
 and the next run collects the files longest first (and tells xdist to keep that order), as the
-book's executor starts the longest chapters first. Without that file the order is xdist's own.
+book's executor starts the longest chapters first. A fresh clone has no such file and reads the times
+recorded in the repository (tests/test-times.json) instead; without either the order is xdist's own.
 Which tests run is not changed, only their order. Under `make test` (TX_AFTER_PHASES set), the test
 files that read the PDF, the slides or the student edition come last and wait for the phases that
 make them, which run side by side with the other tests (AFTER_BUILDS below).
@@ -21,6 +22,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 TEST_TIMES = ROOT / "_build" / "test-times.json"
+RECORDED_TIMES = ROOT / "tests" / "test-times.json"
+"""A copy of one `make test`'s _build/test-times.json, for a fresh clone's first run (refresh it with
+`cp _build/test-times.json tests/`): only the order of the files depends on it."""
 
 
 def _file(nodeid: str) -> str:
@@ -28,8 +32,9 @@ def _file(nodeid: str) -> str:
 
 
 def _last_times() -> dict[str, float]:
+    """Seconds per test file of the last run here, else of the run recorded in the repository."""
     try:
-        times = json.loads(TEST_TIMES.read_text())
+        times = json.loads((TEST_TIMES if TEST_TIMES.exists() else RECORDED_TIMES).read_text())
     except (OSError, ValueError):
         return {}
     return {name: float(s) for name, s in times.items() if isinstance(s, (int, float))} if isinstance(times, dict) else {}
@@ -72,30 +77,41 @@ def pytest_configure(config):
 
 
 AFTER_BUILDS = {
-    "tests/test_answered_before_asked.py", "tests/test_book_html.py", "tests/test_browser.py",
-    "tests/test_course_guide.py", "tests/test_offline.py", "tests/test_pdf.py", "tests/test_slides.py",
-    "tests/test_student.py",
+    "tests/test_book_html.py": ("pdf",), "tests/test_browser.py": ("pdf",), "tests/test_offline.py": ("pdf",),
+    "tests/test_pdf.py": ("pdf",),
+    "tests/test_answered_before_asked.py": ("student",), "tests/test_student.py": ("student",),
 }
-"""The test files that read what `make test` builds while the other tests run: the PDF (which also
-links itself from the landing page), the slides (written into _build/html/slides) and the student
-edition's HTML and PDF. With TX_AFTER_PHASES (the phases' names, which make test sets), their tests
-wait for those phases to end and run after every other file; a phase that failed fails them by name.
-Every other test reads only the sources, the book's build (made before), or the student folder's
-notebooks, library and requirements (written before, and kept by the phases: --keep-notebooks)."""
+"""The test files that read what `make test` builds while the other tests run, and the phases that
+build it: the PDF (`pdf`, which also copies itself into the book and links it from the landing page,
+so the files that read the book's pages wait for it too) and the student edition's HTML and PDF
+(`student`). With TX_AFTER_PHASES (the names of the phases running side by side, in the order they
+are expected to end, which make test sets), a file's tests wait for its phases to end and run after
+every file that waits for none, and the files of an earlier phase before those of a later; a phase
+that failed fails them by name. Every other test reads only the sources, the book's build and the
+slides (made before), or the student folder's notebooks, library and requirements (written before,
+and kept by the phases: --keep-notebooks)."""
 PHASES = ROOT / "_build" / "phase-times.json"
 
 
-def _waits(nodeid: str) -> bool:
-    return _file(nodeid) in AFTER_BUILDS
+def _running_phases() -> list[str]:
+    return os.environ.get("TX_AFTER_PHASES", "").split()
+
+
+def _waits_for(nodeid: str) -> list[str]:
+    """The phases running beside the tests (TX_AFTER_PHASES) whose output this test's file reads."""
+    return [name for name in AFTER_BUILDS.get(_file(nodeid), ()) if name in _running_phases()]
+
+
+def _rank(nodeid: str) -> int:
+    """0 for a file that waits for nothing; else 1 + the place of the last phase it waits for."""
+    return 1 + max((_running_phases().index(n) for n in _waits_for(nodeid)), default=-1)
 
 
 def pytest_collection_modifyitems(session, config, items):
     times = _last_times()
     order = {id(item): i for i, item in enumerate(items)}
-    waiting = bool(os.environ.get("TX_AFTER_PHASES"))
-    if times or waiting:
-        items.sort(key=lambda item: (waiting and _waits(item.nodeid), -times.get(_file(item.nodeid), 0.0),
-                                     order[id(item)]))
+    if times or _running_phases():
+        items.sort(key=lambda item: (_rank(item.nodeid), -times.get(_file(item.nodeid), 0.0), order[id(item)]))
 
 
 _PHASES_DONE: dict[str, int] = {}
@@ -103,15 +119,14 @@ _PHASES_DONE: dict[str, int] = {}
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
-    names = os.environ.get("TX_AFTER_PHASES", "").split()
-    if not names or not _waits(item.nodeid):
-        return
-    if not _PHASES_DONE:
+    names = [name for name in _waits_for(item.nodeid) if name not in _PHASES_DONE]
+    if names:
         sys.path.insert(0, str(ROOT / "book" / "_tools"))
         import phase_times
 
         _PHASES_DONE.update(phase_times.wait_for(PHASES, names))
-    failed = [f"{name} (exit {code})" for name, code in _PHASES_DONE.items() if code != 0]
+    failed = [f"{name} (exit {code})" for name in _waits_for(item.nodeid)
+              if (code := _PHASES_DONE[name]) != 0]
     if failed:
         pytest.fail(f"{_file(item.nodeid)} reads what these phases make, and they failed: {', '.join(failed)}",
                     pytrace=False)

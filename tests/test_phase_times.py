@@ -14,11 +14,11 @@ def test_summary_gives_each_phase_the_side_by_side_group_the_total_and_the_ratio
     t0 = 1000.0
     record = {"start": t0, "phases": [
         {"name": "book", "start": t0, "end": t0 + 50, "exit": 0},
-        {"name": "student+slides", "start": t0 + 51, "end": t0 + 65, "exit": 0},
+        {"name": "student", "start": t0 + 51, "end": t0 + 65, "exit": 0},
         {"name": "pdf", "start": t0 + 50, "end": t0 + 80, "exit": 0},
         {"name": "pytest", "start": t0 + 81, "end": t0 + 231, "exit": 1}]}
     line = phase_times.summary(record, now=t0 + 232)
-    assert line == ("make test phases: book 50.0 s | pdf 30.0 s + student+slides 14.0 s side by side: 30.0 s"
+    assert line == ("make test phases: book 50.0 s | pdf 30.0 s + student 14.0 s side by side: 30.0 s"
                     " | pytest 150.0 s (failed) | total 232.0 s | ratio to book 4.64x")
 
 

@@ -71,7 +71,7 @@ def wait_for(log: Path, names: list[str], timeout_s: float = 1800, poll_s: float
 
 
 def summary(record: dict, now: float) -> str:
-    """book 53.1 s | pdf 29.0 s + student+slides 14.2 s side by side: 29.3 s | pytest ... | total | ratio."""
+    """book 53.1 s | slides 1.5 s | pdf 29.0 s + student 14.2 s + pytest 120.3 s side by side: 120.3 s | total | ratio."""
     groups: list[list[dict]] = []  # phases that overlap in time form one group
     phases = [{**p, "end": now, "exit": "running"} if p.get("end") is None else p for p in record["phases"]]
     for phase in sorted(phases, key=lambda p: p["start"]):
