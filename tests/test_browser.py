@@ -24,13 +24,11 @@ import ledger
 from ledger.explore import format_metric
 
 from book_pages import serve_directory
+from chromium import ARGS, CHROMIUM
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 BENCHMARK_JSON = ROOT / "_build" / "explorer-benchmark.json"
 SCREENSHOT = ROOT / "docs" / "screenshot-explorer.png"
 CARDS = ("forward_share", "backward_share", "step_share", "static_share", "data_part", "amdahl",

@@ -28,14 +28,13 @@ from pathlib import Path
 
 import pytest
 
+from chromium import ARGS, CHROMIUM
+
 pytestmark = pytest.mark.frontend
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB_VENV = Path(os.environ.get("TX_LAB_VENV", ROOT / ".venv-lab"))  # another lab environment, for a trial
 JUPYTER = LAB_VENV / "bin" / "jupyter"
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SHOTS = ROOT / "_build" / "frontend"
 VIEWPORT = {"width": 1280, "height": 800}
 START_TIMEOUT_S = 90
