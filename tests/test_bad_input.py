@@ -1,13 +1,13 @@
 """Bad input: one clear line naming the value and what is allowed; LedgerError (a ValueError) from the library."""
 import json
 import math
-import subprocess
-import sys
 
 import pytest
 
 import ledger
 from ledger import LedgerError, ModelShape
+
+from ledger_cli import run_ledger
 
 LLAMA = {"num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
          "intermediate_size": 14336, "vocab_size": 128256, "tie_word_embeddings": False, "model_type": "llama"}
@@ -78,7 +78,7 @@ def test_bad_settings(kwargs, words):
 
 
 def run_cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "ledger", *args], capture_output=True, text=True, cwd=cwd)
+    return run_ledger(*args, cwd=cwd)
 
 
 @pytest.mark.parametrize("args, words", [
@@ -105,6 +105,16 @@ def test_cli_bad_input_is_one_line_exit_2(args, words, tmp_path):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0], result.stderr
     assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+@pytest.mark.parametrize("args, words", [(["--seq-len", "abc"], "not a whole number"),
+                                         (["--hybrid-attention-fraction", "2"], "outside 0..1")])
+def test_the_real_command_refuses_in_one_line(args, words, tmp_path):
+    """The same refusals from `python -m ledger` itself, a process of its own (the tests above call
+    its main function in the test's process)."""
+    result = run_ledger(*args, "--json", cwd=tmp_path, real=True)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and words in result.stderr and "Traceback" not in result.stderr
 
 
 def test_cli_bad_config_file(tmp_path):

@@ -24,10 +24,8 @@ def test_claim_holds_and_is_asserted_by_its_chapter(claim):
 
 
 def test_claims_cli_json():
-    import subprocess
-    import sys
-    done = subprocess.run([sys.executable, "-m", "ledger", "claims", "--json"], capture_output=True, text=True,
-                          cwd=ROOT, check=False)
+    from ledger_cli import run_ledger
+    done = run_ledger("claims", "--json", cwd=ROOT)  # the command as a process: tests/test_claims.py
     assert done.returncode == 0, done.stderr
     rows = json.loads(done.stdout)
     assert {r["id"] for r in rows} == {c.id for c in claims.all_claims()}

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from ledger import LedgerError
+
+from ledger_cli import run_ledger
 from ledger.exercises import LABELS, REGISTRY, check, registry, statement_parameters
 from ledger.exercises.instructor import answer, key_rows, read_students
 
@@ -330,8 +332,7 @@ def test_a_model_variant_prints_what_the_paper_derivation_needs(capsys):
 def test_a_bad_student_file_is_refused_in_one_line(tmp_path, content, message):
     students = tmp_path / "class.txt"
     students.write_text(content, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "ledger", "exercises", "key", "--students", str(students),
-                           "--out", str(tmp_path / "k.csv")], capture_output=True, text=True, cwd=ROOT, check=False)
+    done = run_ledger("exercises", "key", "--students", str(students), "--out", str(tmp_path / "k.csv"), cwd=ROOT)
     assert done.returncode == 2 and message in done.stderr and done.stderr.count("\n") == 1, done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "k.csv").exists()
 
@@ -339,8 +340,7 @@ def test_a_bad_student_file_is_refused_in_one_line(tmp_path, content, message):
 def test_missing_file_and_unknown_label_are_one_line(tmp_path):
     for args in (["--students", str(tmp_path / "none.txt")],
                  ["--students", __file__, "--label", "no-such-label"]):
-        done = subprocess.run([sys.executable, "-m", "ledger", "exercises", "key", *args, "--out",
-                               str(tmp_path / "k.csv")], capture_output=True, text=True, cwd=ROOT, check=False)
+        done = run_ledger("exercises", "key", *args, "--out", str(tmp_path / "k.csv"), cwd=ROOT)
         assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
 
 
@@ -348,16 +348,14 @@ def test_the_key_has_the_close_band_and_counts_labels(tmp_path):
     students = tmp_path / "students.txt"
     students.write_text("s001\ns002\n", encoding="utf-8")
     out = tmp_path / "k.csv"
-    done = subprocess.run([sys.executable, "-m", "ledger", "exercises", "key", "--students", str(students),
-                           "--out", str(out)], capture_output=True, text=True, cwd=ROOT, check=True)
-    assert f"(2 students x {len(LABELS)} labels)" in done.stdout
+    done = run_ledger("exercises", "key", "--students", str(students), "--out", str(out), cwd=ROOT)
+    assert done.returncode == 0 and f"(2 students x {len(LABELS)} labels)" in done.stdout, done.stderr
     rows = list(csv.DictReader(out.open(encoding="utf-8")))
     row = next(r for r in rows if r["label"] == "ct-mfu")
     ex = REGISTRY["ct-mfu"]
     assert float(row["close_within"]) == pytest.approx(ex.close_factor * ex.rel_tol)
     assert all(r["close_within"] == "" for r in rows if REGISTRY[r["label"]].answer is None)
-    helped = subprocess.run([sys.executable, "-m", "ledger", "exercises", "key", "--help"], capture_output=True,
-                            text=True, cwd=ROOT, check=True).stdout
+    helped = run_ledger("exercises", "key", "--help", cwd=ROOT).stdout
     assert "close_within" in " ".join(helped.split())
 
 

@@ -162,9 +162,8 @@ def test_matrix_params_per_variant():
 # ---- the command line ----
 
 def _cli(*args):
-    import subprocess
-    import sys
-    return subprocess.run([sys.executable, "-m", "ledger", *args], capture_output=True, text=True, check=False)
+    from ledger_cli import run_ledger
+    return run_ledger(*args)
 
 
 def test_cli_switches_reach_the_rows():
