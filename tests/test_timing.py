@@ -55,12 +55,17 @@ def test_bad_rates_refused():
 
 
 MEASURE = measure_module
-QUICK = MEASURE.measure(quick=True, repeats=1, operand_mib=4)
-"""One small run for the shape checks below (no timing is asserted: measured values vary)."""
 
 
-def test_measure_quick_runs():
-    m = QUICK
+@pytest.fixture(scope="module")
+def quick() -> dict:
+    """One small run for the shape checks below (no timing is asserted: measured values vary), made
+    when they run, not when each test worker collects this file."""
+    return MEASURE.measure(quick=True, repeats=1, operand_mib=4)
+
+
+def test_measure_quick_runs(quick):
+    m = quick
     assert set(m["rates"]) == set(KERNELS)
     assert all(r > 0 for r in m["rates"].values())
     assert set(m["variants"]) == {"hyena2", "hyena2_circulant", "hybrid"}
@@ -68,14 +73,14 @@ def test_measure_quick_runs():
     assert "time share" in MEASURE.report(m) and "threads: BLAS 1" in MEASURE.report(m)
 
 
-def test_measure_returns_plain_floats():
-    m = QUICK
+def test_measure_returns_plain_floats(quick):
+    m = quick
     assert all(type(r) is float for r in m["rates"].values())
     assert all(type(v) is float for t in m["variants"].values() for v in t.values())
     assert all(type(v) is float for k in m["kernels"].values() for key, v in k.items() if key != "shape")
 
 
-def test_like_with_like_one_thread_each():
+def test_like_with_like_one_thread_each(quick):
     """numpy's FFT and elementwise products run on one thread, so the BLAS kernels are timed on one thread
     too; the previous thread count is restored afterwards."""
     before = MEASURE.blas_threads()
@@ -83,18 +88,18 @@ def test_like_with_like_one_thread_each():
     with MEASURE.limited_blas_threads(1):
         assert MEASURE.blas_threads() == 1
     assert MEASURE.blas_threads() == before
-    assert QUICK["machine"]["blas_threads"] == 1 and QUICK["machine"]["threads_matched"] is True
+    assert quick["machine"]["blas_threads"] == 1 and quick["machine"]["threads_matched"] is True
 
 
-def test_operands_are_sized_and_bytes_counted():
+def test_operands_are_sized_and_bytes_counted(quick):
     """Each kernel's largest operand is about operand_mib; bytes moved cover its operands and result, and
     the memory roof is FLOPs per byte times the measured copy bandwidth."""
     big = MEASURE.kernels(operand_mib=64)
     assert "2048 channels" in big["fft_long"]["shape"] and "65536 blocks" in big["fft_block"]["shape"]
     assert big["fft_long"]["bytes"] == 2 * 2048 * 8192 * 4 + 2 * 2048 * 4097 * 8
     assert big["elementwise"]["bytes"] == 3 * 2047 * 4097 * 8
-    for name, k in QUICK["kernels"].items():
-        assert math.isclose(k["memory_roof_flops_per_s"], k["flops"] / k["bytes"] * QUICK["copy_bytes_per_s"])
+    for name, k in quick["kernels"].items():
+        assert math.isclose(k["memory_roof_flops_per_s"], k["flops"] / k["bytes"] * quick["copy_bytes_per_s"])
         assert math.isclose(k["fraction_of_memory_roof"], k["flops_per_s"] / k["memory_roof_flops_per_s"]), name
 
 
