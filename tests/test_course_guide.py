@@ -2,6 +2,7 @@
 sessions, timed minute by minute, give each chapter at least that time and end by minute 90; its
 table adds the chapters' times right; every chapter is taught once; the in-class exercise belongs to
 the session's chapters; the assessment plan grades real labels, with rubrics for explanations."""
+import functools
 import re
 from pathlib import Path
 
@@ -18,18 +19,24 @@ DOC = re.compile(r"\{doc\}`\.\./notebooks/(\d\d_\w+)`")
 LABEL_IN = re.compile(r"^:label:\s*(\S+)", re.MULTILINE)
 
 
+@functools.cache
+def chapter_notebook(stem: str):
+    """A chapter notebook, read (and validated) once per run: the checks below ask for it per label."""
+    return nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
+
+
 def chapter_times() -> dict[str, int]:
     stems = re.findall(r"file:\s*notebooks/(\S+)", (ROOT / "_toc.yml").read_text(encoding="utf-8"))
     times = {}
     for stem in stems:
-        nb = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
+        nb = chapter_notebook(stem)
         found = TIME.search("\n".join(c.source for c in nb.cells[:4] if c.cell_type == "markdown"))
         times[stem] = int(found.group(1)) if found else None
     return times
 
 
 def chapter_labels(stem: str) -> set[str]:
-    nb = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
+    nb = chapter_notebook(stem)
     return set(LABEL_IN.findall("\n".join(c.source for c in nb.cells if c.cell_type == "markdown")))
 
 
@@ -96,15 +103,17 @@ def graded_rows() -> list[tuple[str, list[str], list[str], list[str]]]:
     return [(n, label.findall(a), label.findall(b), label.findall(c)) for n, a, b, c in rows]
 
 
+@functools.cache
+def chapter_markdown(stem: str) -> str:
+    """The text of a chapter's markdown cells."""
+    nb = chapter_notebook(stem)
+    return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
 def label_chapters(label: str) -> set[str]:
     """The chapters whose text names `label` (its :label: line, or a part's label in a statement)."""
     word = re.compile(rf"(?<![\w-]){re.escape(label)}(?![\w-])")
-    found = set()
-    for stem in chapter_times():
-        nb = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
-        if word.search("\n".join(c.source for c in nb.cells if c.cell_type == "markdown")):
-            found.add(stem)
-    return found
+    return {stem for stem in chapter_times() if word.search(chapter_markdown(stem))}
 
 
 def test_the_assessment_weights_sum_to_100_percent_and_most_rests_on_paper_and_explanations():
