@@ -8,6 +8,7 @@ The edition is built from the main build when _build/student is missing; `make t
 """
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 from pathlib import Path
@@ -49,7 +50,14 @@ def phrase(body: str, stem: str) -> str | None:
 
 
 def page_text(path: Path) -> str:
-    return " ".join(BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").get_text(" ").split())
+    """A built page's text, words joined by single spaces (each page parsed once per run, though
+    several tests read it)."""
+    return _parsed_text(str(path.resolve()), path.stat().st_mtime_ns)
+
+
+@functools.cache
+def _parsed_text(path: str, mtime_ns: int) -> str:
+    return " ".join(BeautifulSoup(Path(path).read_text(encoding="utf-8"), "html.parser").get_text(" ").split())
 
 
 @pytest.fixture(scope="module")
@@ -163,11 +171,20 @@ def test_the_student_folder_runs_alone_with_minimal_requirements(student):
         assert "benchmarks" not in everything_code(nb), f"{stem} reads the repository's benchmarks/"
 
 
-def test_the_student_pdf_has_no_solution(student):
-    pdf = student / "student.pdf"
-    assert pdf.exists(), "make student writes student.pdf"
-    text = " ".join(subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True,
+def pdf_text(pdf: Path) -> str:
+    """A PDF's text (pdftotext), words joined by single spaces: read once per run for the tests below."""
+    assert pdf.exists(), f"make student writes {pdf.name}"
+    return _pdf_text(str(pdf.resolve()), pdf.stat().st_mtime_ns)
+
+
+@functools.cache
+def _pdf_text(pdf: str, mtime_ns: int) -> str:
+    return " ".join(subprocess.run(["pdftotext", "-enc", "UTF-8", pdf, "-"], capture_output=True, text=True,
                                    check=True).stdout.split())
+
+
+def test_the_student_pdf_has_no_solution(student):
+    text = pdf_text(student / "student.pdf")
     assert "Solution to" not in text and "(student edition)" in text
     phrases = {w for stem in chapters() for w in (phrase(b, stem) for b in blocks(stem, "solution")) if w}
     found = [w for w in phrases if w in text]
@@ -203,8 +220,7 @@ def test_the_student_guide_has_the_schedule_grading_and_install_steps_but_no_tea
 
 
 def test_the_student_pdf_carries_the_student_guide(student):
-    text = " ".join(subprocess.run(["pdftotext", "-enc", "UTF-8", str(student / "student.pdf"), "-"],
-                                   capture_output=True, text=True, check=True).stdout.split())
+    text = pdf_text(student / "student.pdf")
     assert "py -m venv .venv" in text and "Assessment plan" in text
     assert "instructor.answer" not in text and "exercises key" not in text and "key.csv" not in text
 
