@@ -427,3 +427,13 @@ def test_chapter_prose_renders_as_myst_with_its_numbers(page, ran, chapter):
     missing = [e for e, v in values.items() if "text" not in v or v["text"] not in shown]
     assert not missing, (f"{chapter}: {len(missing)} of {len(values)} prose numbers not shown, e.g. "
                          f"{missing[0]} = {values[missing[0]]}")
+
+
+def test_the_labs_kernel_is_the_book_environment(page, ran):
+    """`make lab-env` makes the kernel `python3` of JupyterLab the book's .venv (the environment the
+    book is built in, without the server's packages, which cost a chapter seconds of CPU): the
+    chapters above ran there."""
+    book_env = (ROOT / ".venv").resolve()
+    for chapter, result in ran.items():
+        prefix = page.evaluate(KERNEL_PRINT, [result["id"], "import sys; print(sys.prefix)"]).strip()
+        assert Path(prefix).resolve() == book_env, f"{chapter} ran in {prefix}, not in {book_env}"
