@@ -8,6 +8,7 @@ BOOK_STAMP := _build/html/index.html
 LAB_VENV := .venv-lab
 LAB_PY := $(LAB_VENV)/bin/python
 LAB_STAMP = $(LAB_VENV)/.installed-jupyterlab-$(JUPYTERLAB_VERSION)-myst-$(JUPYTERLAB_MYST_VERSION)
+LAB_KERNEL := $(LAB_VENV)/share/jupyter/kernels/python3/kernel.json
 # JupyterLab 4.4.10 with jupyterlab-myst 2.7.0, which renders the chapters' MyST (directives,
 # exercises, math, and the {eval} prose numbers from the running kernel); jupyterlab-myst 2.7.0 is
 # refused by JupyterLab 4.6 (its @jupyter/ydoc range). The stamp names both: a new pin reinstalls.
@@ -163,7 +164,6 @@ measure: $(STAMP)
 ## book is built in, without the server's packages. Among those, jsonschema's format checkers build a
 ## Lark grammar when a chapter's first glue imports myst_nb (and with it nbformat and jsonschema): a
 ## chapter's kernel in .venv-lab took 9.3 to 9.5 CPU-s against 5.1 to 6.7 in .venv (chapter 06).
-LAB_KERNEL := $(LAB_VENV)/share/jupyter/kernels/python3/kernel.json
 lab-env: $(LAB_STAMP) $(LAB_KERNEL)
 
 $(LAB_KERNEL): $(LAB_STAMP) $(STAMP)
