@@ -85,7 +85,8 @@ execute: $(STAMP)
 ## (.venv-student: only the student folder's requirements, the kernel `python -I -B` in
 ## _build/student/notebooks; tests/conftest.py, tests/test_student_env.py). The tests run on two
 ## workers. The PDF, the slides and the student edition are made from the build's executed chapters
-## (nothing runs again), and the JupyterLab front-end test uses its own environment, .venv-lab.
+## (nothing runs again), and the JupyterLab front-end test runs JupyterLab from .venv-lab (its kernel
+## the book's .venv, LAB_KERNEL).
 ## The three environments (.venv, .venv-lab, .venv-student), Chromium and poppler-utils (print-tools)
 ## are made or installed before the timed phases.
 ## nbval's waits are bounded like the build's (30 s a cell, 30 s to start a kernel) instead of 2000 s.
@@ -93,8 +94,9 @@ execute: $(STAMP)
 ## two each); then the PDF and the student edition are made side by side with the tests (each mostly
 ## one core; their output is shown at the end): the test files that read what they make wait for
 ## the phase they read and run after the others (tests/conftest.py, AFTER_BUILDS); the others run
-## meanwhile, longest first (times of the last run, _build/test-times.json, or tests/test-times.json). The last line gives each phase's time and the ratio of
-## the total to the book's build (issue 20: at most 4x), from book/_tools/phase_times.py.
+## meanwhile, longest first (times of the last run, _build/test-times.json, or on a fresh clone
+## tests/test-times.json). The last line gives each phase's time and the ratio of the total to the
+## book's build (issue 20: at most 4x), from book/_tools/phase_times.py.
 PHASES := _build/phase-times.json
 PHASE = $(PY) book/_tools/phase_times.py run $(PHASES)
 test: $(STAMP) $(LAB_STAMP) $(LAB_KERNEL) $(STUDENT_ENV_STAMP) print-tools

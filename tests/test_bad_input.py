@@ -77,10 +77,6 @@ def test_bad_settings(kwargs, words):
     assert words in str(err.value) and "\n" not in str(err.value)
 
 
-def run_cli(*args, cwd=None):
-    return run_ledger(*args, cwd=cwd)
-
-
 @pytest.mark.parametrize("args, words", [
     (["--seq-len", "3000"], "does not divide step_tokens"),
     (["--seq-len", "0"], "not positive"),
@@ -100,7 +96,7 @@ def run_cli(*args, cwd=None):
     (["--layout", "rows", "--row-pixels", "0"], "not positive"),
 ])
 def test_cli_bad_input_is_one_line_exit_2(args, words, tmp_path):
-    result = run_cli(*args, "--json", cwd=tmp_path)
+    result = run_ledger(*args, "--json", cwd=tmp_path)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0], result.stderr
@@ -120,9 +116,9 @@ def test_the_real_command_refuses_in_one_line(args, words, tmp_path):
 def test_cli_bad_config_file(tmp_path):
     bad = dict(LLAMA, num_key_value_heads=7)
     (tmp_path / "config.json").write_text(json.dumps(bad))
-    result = run_cli("--config", str(tmp_path / "config.json"), "--json")
+    result = run_ledger("--config", str(tmp_path / "config.json"), "--json")
     assert result.returncode == 2 and "num_key_value_heads" in result.stderr or "n_kv_heads" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     (tmp_path / "broken.json").write_text("{not json")
-    result = run_cli("--config", str(tmp_path / "broken.json"), "--json")
+    result = run_ledger("--config", str(tmp_path / "broken.json"), "--json")
     assert result.returncode == 2 and "not valid JSON" in result.stderr

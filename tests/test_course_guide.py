@@ -36,8 +36,7 @@ def chapter_times() -> dict[str, int]:
 
 
 def chapter_labels(stem: str) -> set[str]:
-    nb = chapter_notebook(stem)
-    return set(LABEL_IN.findall("\n".join(c.source for c in nb.cells if c.cell_type == "markdown")))
+    return set(LABEL_IN.findall(chapter_markdown(stem)))
 
 
 def sessions() -> list[tuple[str, list[tuple[int, int, str]]]]:

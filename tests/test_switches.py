@@ -8,6 +8,8 @@ from ledger import LedgerError, make_settings, step_items, step_row
 from ledger.layers import RECOMPUTE
 from ledger.shares import optical, share
 
+from ledger_cli import run_ledger
+
 HYENA_VARIANTS = ("hyena2", "hybrid", "hyena2_circulant")
 
 
@@ -161,14 +163,9 @@ def test_matrix_params_per_variant():
 
 # ---- the command line ----
 
-def _cli(*args):
-    from ledger_cli import run_ledger
-    return run_ledger(*args)
-
-
 def test_cli_switches_reach_the_rows():
     import json
-    out = _cli("--json", "--variant", "hyena2_circulant", "--seq-len", "4096", "--recompute", "full",
+    out = run_ledger("--json", "--variant", "hyena2_circulant", "--seq-len", "4096", "--recompute", "full",
                "--mask-spectrum", "two-sided", "--optical-speedup", "10")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
@@ -183,7 +180,7 @@ def test_cli_switches_reach_the_rows():
 
 def test_cli_json_rows_carry_matrix_params():
     import json
-    data = json.loads(_cli("--json", "--seq-len", "4096").stdout)
+    data = json.loads(run_ledger("--json", "--seq-len", "4096").stdout)
     assert data["optical_speedup"] is None  # infinite
     by_variant = {r["variant"]: r["matrix_params"] for r in data["rows"]}
     assert by_variant["transformer"] == ledger.LLAMA3_8B.N
@@ -199,7 +196,7 @@ def test_cli_json_rows_carry_matrix_params():
     (["--mask-spectrum", "both"], "invalid choice: 'both'"),
 ])
 def test_cli_refuses_bad_switches_in_one_line(args, words):
-    out = _cli(*args, "--json")
+    out = run_ledger(*args, "--json")
     assert out.returncode == 2 and out.stdout == ""
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0], out.stderr
@@ -216,7 +213,7 @@ def test_fft_length_2s_minus_1():
     assert budget.weight_values == 2 * 32 * 2 * 4096 * (8191 // 2 + 1)
     with pytest.raises(LedgerError, match=r"^fft_length = '4S': must be one of 2S, 2S-1"):
         make_settings(fft_length="4S")
-    out = _cli("--json", "--variant", "hyena2", "--seq-len", "4096", "--fft-length", "2S-1")
+    out = run_ledger("--json", "--variant", "hyena2", "--seq-len", "4096", "--fft-length", "2S-1")
     import json
     assert json.loads(out.stdout)["rows"][0]["step_flops"] == ledger.step_row(
         variant="hyena2", seq_len=4096, fft_length="2S-1").step_flops
