@@ -185,6 +185,45 @@ def overlapping_labels(fig) -> list[tuple[str, str]]:
     return found
 
 
+
+def legend_over_bars(fig) -> list[tuple[str, str]]:
+    """(legend entries, bar) pairs where a legend's box covers part of a bar (more than one display
+    pixel each way), as `fig` was last laid out (overlapping_labels lays it out; call this after it);
+    bars of no height are left out. overlapping_labels compares texts only: a legend inside an axes
+    grows over the bars when a slide raises the type (chapter 05's FLOPs by class did)."""
+    from matplotlib.container import BarContainer
+    from matplotlib.transforms import Bbox
+
+    renderer = fig.canvas.get_renderer()
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend() is not None)]
+    found = []
+    for legend in legends:
+        box = legend.get_window_extent(renderer)
+        entries = ", ".join(t.get_text() for t in legend.get_texts())
+        for ax in fig.axes:
+            frame = ax.get_window_extent(renderer)
+            labels = [t.get_text() for t in ax.get_xticklabels()]
+            for container in ax.containers:
+                if not isinstance(container, BarContainer):  # a stem plot's container holds lines, not bars
+                    continue
+                for k, bar in enumerate(container):
+                    drawn = Bbox.intersection(bar.get_window_extent(renderer), frame)
+                    if drawn is None or drawn.height < 1:
+                        continue
+                    both = Bbox.intersection(drawn, box)
+                    if both is not None and both.width > 1 and both.height > 1:
+                        found.append((entries, labels[k] if k < len(labels) else f"bar {k}"))
+    return found
+
+
+def layout_records(fig) -> dict[str, Any]:
+    """What a figure's output records of its layout as drawn now (the book's tests read them from the
+    executed chapters): the labels that print over each other, its number of legends and the bars a
+    legend covers."""
+    overlaps = [list(pair) for pair in overlapping_labels(fig)]
+    return {"overlaps": overlaps, "legends": len(fig.legends) + sum(ax.get_legend() is not None for ax in fig.axes),
+            "legend_over_bars": [list(pair) for pair in legend_over_bars(fig)]}
+
 def log_axis_labels(axis) -> None:
     """Label a log-scale `axis` (ax.xaxis or ax.yaxis) with plain numbers (0.5, 2, 10, 200; no 2x10^0)
     and few minor labels: at 2 and 5 of each decade when the view spans at most two decades, none
@@ -287,16 +326,17 @@ def slide_figure(fig, box: tuple[int, int] = SLIDE_FIGURE_BOX, min_font_px: floa
     """`fig` drawn again for a slide, as a slide style would draw it: every text smaller than the size
     that shows `min_font_px` tall once the figure is fitted into `box` is raised to that size (larger
     texts keep theirs), but only as far as no two labels print over each other that did not on the
-    page. Returns {"png": base64, "min_font_px": the smallest type in the PNG's own pixels,
-    "overlaps": labels that print over each other}; the slide scales the type by its displayed over
-    its natural size. Changes `fig` (show closes it afterwards)."""
+    page. Returns {"png": base64, "min_font_px": the smallest type in the PNG's own pixels, and
+    layout_records: "overlaps", the labels that print over each other, "legends", "legend_over_bars"};
+    the slide scales the type by its displayed over its natural size. Changes `fig` (show closes it
+    afterwards)."""
     from PIL import Image
 
     png = figure_png(fig, dpi)  # draws the figure, so that the tick labels exist
     original = _type_sizes(fig)
     all_sizes = list(original[0].values()) + list(original[1].values())
     if not all_sizes:
-        return {"png": base64.b64encode(png).decode("ascii"), "min_font_px": float("inf"), "overlaps": []}
+        return {"png": base64.b64encode(png).decode("ascii"), "min_font_px": float("inf"), **layout_records(fig)}
     smallest_pt = min(all_sizes)
     if page_overlaps is None:
         page_overlaps = len(overlapping_labels(fig))
@@ -323,8 +363,7 @@ def slide_figure(fig, box: tuple[int, int] = SLIDE_FIGURE_BOX, min_font_px: floa
         png = figure_png(fig, dpi)
         if fraction < 1.0:
             break
-    return {"png": base64.b64encode(png).decode("ascii"), "min_font_px": floor / 72 * dpi,
-            "overlaps": [list(pair) for pair in overlapping_labels(fig)]}
+    return {"png": base64.b64encode(png).decode("ascii"), "min_font_px": floor / 72 * dpi, **layout_records(fig)}
 
 
 SLIDE_FIGURES_ENV = "TX_SLIDE_FIGURES"
@@ -350,10 +389,9 @@ def show(fig, alt: str) -> None:
     import matplotlib.pyplot as plt
 
     data, metadata = figure_bundle(fig, alt)
-    overlaps = [list(pair) for pair in overlapping_labels(fig)]
-    metadata["image/png"]["overlaps"] = overlaps
+    metadata["image/png"].update(layout_records(fig))
     if slide_figures_wanted():
-        metadata["image/png"]["slide"] = slide_figure(fig, page_overlaps=len(overlaps))
+        metadata["image/png"]["slide"] = slide_figure(fig, page_overlaps=len(metadata["image/png"]["overlaps"]))
     display(data, metadata=metadata, raw=True)
     plt.close(fig)
 
