@@ -185,7 +185,6 @@ def overlapping_labels(fig) -> list[tuple[str, str]]:
     return found
 
 
-
 def legend_over_bars(fig) -> list[tuple[str, str]]:
     """(legend entries, bar) pairs where a legend's box covers part of a bar (more than one display
     pixel each way), as `fig` was last laid out (overlapping_labels lays it out; call this after it);
@@ -223,6 +222,7 @@ def layout_records(fig) -> dict[str, Any]:
     overlaps = [list(pair) for pair in overlapping_labels(fig)]
     return {"overlaps": overlaps, "legends": len(fig.legends) + sum(ax.get_legend() is not None for ax in fig.axes),
             "legend_over_bars": [list(pair) for pair in legend_over_bars(fig)]}
+
 
 def log_axis_labels(axis) -> None:
     """Label a log-scale `axis` (ax.xaxis or ax.yaxis) with plain numbers (0.5, 2, 10, 200; no 2x10^0)
