@@ -86,7 +86,8 @@ build it: the PDF (`pdf`, which also copies itself into the book and links it fr
 so the files that read the book's pages wait for it too) and the student edition's HTML and PDF
 (`student`). With TX_AFTER_PHASES (the names of the phases running side by side, in the order they
 are expected to end, which make test sets), a file's tests wait for its phases to end and run after
-every file that waits for none, and the files of an earlier phase before those of a later; a phase
+every file that waits for none but the shortest (FILLER_S), and the files of an earlier phase before
+those of a later; a phase
 that failed fails them by name. Every other test reads only the sources, the book's build and the
 slides (made before), or the student folder's notebooks, library and requirements (written before,
 and kept by the phases: --keep-notebooks)."""
@@ -107,11 +108,28 @@ def _rank(nodeid: str) -> int:
     return 1 + max((_running_phases().index(n) for n in _waits_for(nodeid)), default=-1)
 
 
+FILLER_S = 3.0
+"""With phases running beside the tests, a file that waits for none but took less than this in the last
+run goes after the files that wait: such short files keep both workers busy to the end, where the
+last file that waited (the offline crawl, about a minute) would otherwise finish alone. The waiting
+files still start long after their phases end (50 s and more in the runs of 2 December 2026)."""
+
+
+def run_order(nodeid: str, times: dict[str, float], index: int) -> tuple:
+    """The sort key of the test `nodeid` (the `index`-th collected), given each file's seconds in the last
+    run: files that wait for nothing first, longest first; then those that wait, by the phase they wait
+    for, longest first; then the short files (FILLER_S)."""
+    rank, seconds = _rank(nodeid), times.get(_file(nodeid), 0.0)
+    if rank == 0 and _running_phases() and 0.0 < seconds < FILLER_S:
+        rank = 1 + len(_running_phases())
+    return rank, -seconds, index
+
+
 def pytest_collection_modifyitems(session, config, items):
     times = _last_times()
     order = {id(item): i for i, item in enumerate(items)}
     if times or _running_phases():
-        items.sort(key=lambda item: (_rank(item.nodeid), -times.get(_file(item.nodeid), 0.0), order[id(item)]))
+        items.sort(key=lambda item: run_order(item.nodeid, times, order[id(item)]))
 
 
 _PHASES_DONE: dict[str, int] = {}

@@ -88,3 +88,27 @@ def test_a_reader_never_sees_a_record_half_written(tmp_path):
         reads += 1
     writer.join()
     assert reads > 0 and len(json.loads(log.read_text())["phases"]) == 300
+
+
+def test_the_tests_run_long_first_then_those_that_wait_then_the_short_ones(monkeypatch):
+    """make test's order (tests/conftest.py run_order): with the pdf and student phases beside the tests,
+    the files that wait for neither run first, longest first; then those that wait, pdf's before
+    student's; then the short files (under FILLER_S in the last run), which keep both workers busy
+    while the last waiting file finishes. Without phases, only the longest-first order."""
+    import conftest
+
+    times = {"tests/test_frontend.py": 100.0, "tests/test_offline.py": 80.0, "tests/test_student.py": 15.0,
+             "tests/test_claims.py": 10.0, "tests/test_cli.py": 1.5, "tests/test_run.py": 0.2}
+    files = ["tests/test_run.py", "tests/test_student.py", "tests/test_cli.py", "tests/test_offline.py",
+             "tests/test_claims.py", "tests/test_frontend.py", "tests/test_new.py"]
+
+    def ordered():
+        keys = {f"{name}::test_x": conftest.run_order(f"{name}::test_x", times, i) for i, name in enumerate(files)}
+        return [nodeid.split("::")[0] for nodeid in sorted(keys, key=keys.get)]
+
+    monkeypatch.setenv("TX_AFTER_PHASES", "pdf student")
+    assert ordered() == ["tests/test_frontend.py", "tests/test_claims.py", "tests/test_new.py",  # no time yet: not short
+                         "tests/test_offline.py", "tests/test_student.py", "tests/test_cli.py", "tests/test_run.py"]
+    monkeypatch.delenv("TX_AFTER_PHASES")
+    assert ordered() == ["tests/test_frontend.py", "tests/test_offline.py", "tests/test_student.py",
+                         "tests/test_claims.py", "tests/test_cli.py", "tests/test_run.py", "tests/test_new.py"]
