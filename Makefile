@@ -95,8 +95,9 @@ execute: $(STAMP)
 ## one core; their output is shown at the end): the test files that read what they make wait for
 ## the phase they read and run after the others but the shortest, which keep both workers busy to the
 ## end (tests/conftest.py, AFTER_BUILDS, FILLER_S); the others run meanwhile, longest first (times of
-## the last run, _build/test-times.json, or on a fresh clone tests/test-times.json). The last line gives each phase's time and the ratio of the total to the
-## book's build (issue 20: at most 4x), from book/_tools/phase_times.py.
+## the last run, _build/test-times.json, or on a fresh clone tests/test-times.json). The last line
+## gives each phase's time and the ratio of the total to the book's build (issue 20: at most 4x),
+## from book/_tools/phase_times.py.
 PHASES := _build/phase-times.json
 PHASE = $(PY) book/_tools/phase_times.py run $(PHASES)
 test: $(STAMP) $(LAB_STAMP) $(LAB_KERNEL) $(STUDENT_ENV_STAMP) print-tools

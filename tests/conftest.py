@@ -87,10 +87,9 @@ so the files that read the book's pages wait for it too) and the student edition
 (`student`). With TX_AFTER_PHASES (the names of the phases running side by side, in the order they
 are expected to end, which make test sets), a file's tests wait for its phases to end and run after
 every file that waits for none but the shortest (FILLER_S), and the files of an earlier phase before
-those of a later; a phase
-that failed fails them by name. Every other test reads only the sources, the book's build and the
-slides (made before), or the student folder's notebooks, library and requirements (written before,
-and kept by the phases: --keep-notebooks)."""
+those of a later; a phase that failed fails them by name. Every other test reads only the sources,
+the book's build and the slides (made before), or the student folder's notebooks, library and
+requirements (written before, and kept by the phases: --keep-notebooks)."""
 PHASES = ROOT / "_build" / "phase-times.json"
 
 

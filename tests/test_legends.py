@@ -37,7 +37,7 @@ def legend_beside_the_bars():
     """The same bars with the legend outside the axes, to their right."""
     fig = bars_with_legend("upper left")
     fig.axes[0].get_legend().set_bbox_to_anchor((1.02, 1.0))
-    fig.canvas.draw()
+    fig.draw_without_rendering()
     return fig
 
 

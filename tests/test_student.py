@@ -49,15 +49,24 @@ def phrase(body: str, stem: str) -> str | None:
     return max(runs, key=len) if runs else None
 
 
-def page_text(path: Path) -> str:
-    """A built page's text, words joined by single spaces (each page parsed once per run, though
-    several tests read it)."""
-    return _parsed_text(str(path.resolve()), path.stat().st_mtime_ns)
-
-
 @functools.cache
-def _parsed_text(path: str, mtime_ns: int) -> str:
-    return " ".join(BeautifulSoup(Path(path).read_text(encoding="utf-8"), "html.parser").get_text(" ").split())
+def _read_once(read, path: Path, mtime_ns: int) -> str:
+    """read(path), once per run for each version of the file (several tests read the same pages and PDF)."""
+    return read(path)
+
+
+def _html_words(path: Path) -> str:
+    return " ".join(BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").get_text(" ").split())
+
+
+def _pdf_words(pdf: Path) -> str:
+    return " ".join(subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True,
+                                   check=True).stdout.split())
+
+
+def page_text(path: Path) -> str:
+    """A built page's text, words joined by single spaces."""
+    return _read_once(_html_words, path.resolve(), path.stat().st_mtime_ns)
 
 
 @pytest.fixture(scope="module")
@@ -172,15 +181,9 @@ def test_the_student_folder_runs_alone_with_minimal_requirements(student):
 
 
 def pdf_text(pdf: Path) -> str:
-    """A PDF's text (pdftotext), words joined by single spaces: read once per run for the tests below."""
+    """A PDF's text (pdftotext), words joined by single spaces."""
     assert pdf.exists(), f"make student writes {pdf.name}"
-    return _pdf_text(str(pdf.resolve()), pdf.stat().st_mtime_ns)
-
-
-@functools.cache
-def _pdf_text(pdf: str, mtime_ns: int) -> str:
-    return " ".join(subprocess.run(["pdftotext", "-enc", "UTF-8", pdf, "-"], capture_output=True, text=True,
-                                   check=True).stdout.split())
+    return _read_once(_pdf_words, pdf.resolve(), pdf.stat().st_mtime_ns)
 
 
 def test_the_student_pdf_has_no_solution(student):
