@@ -14,8 +14,8 @@ import re
 from pathlib import Path
 
 import pytest
-from bs4 import BeautifulSoup
 
+from book_pages import html_tree, text_of, with_class
 from ledger.exercises import LABELS, REGISTRY
 from ledger.exercises.instructor import answer
 from ledger.exercises.registry import significant_figures, variant_rows
@@ -54,11 +54,32 @@ def drop_measurements(main, stem: str) -> None:
     cells' outputs (the tables of timings) and the prose numbers of `measured_texts`. A number of
     these equal to an answer is chance (41.6 GB/s once, for an answer of 41.58%), not the answer."""
     measured = measured_texts(stem)
-    for output in main.select("div.cell_output"):
-        output.decompose()
-    for span in main.select("span.pasted-text"):
-        if span.get_text().strip() in measured:
-            span.decompose()
+    for output in with_class(main, "div", "cell_output"):
+        remove(output)
+    for span in with_class(main, "span", "pasted-text"):
+        if text_of(span).strip() in measured:
+            remove(span)
+
+
+def remove(element) -> None:
+    """Take `element` out of the page; the text on either side of it stays apart, as two words."""
+    element.tail = " " + (element.tail or "")
+    element.drop_tree()
+
+
+def main_of(page_text: str):
+    """The <main> element of a page (html_tree: without scripts and styles), or the whole page."""
+    root = html_tree(page_text)
+    return next(root.iter("main"), root)
+
+
+def insert_text_before(element, text: str) -> None:
+    """Put `text` just before `element` in the text of its parent."""
+    previous = element.getprevious()
+    if previous is not None:
+        previous.tail = (previous.tail or "") + text
+    else:
+        element.getparent().text = (element.getparent().text or "") + text
 
 
 def printed_forms(value: float, rel_tol: float) -> set[str]:
@@ -138,24 +159,23 @@ def text_before_each_exercise(page: Path, drop_solutions: bool) -> dict[str, str
     """{label: the page's text above that exercise} for every exercise of a chapter page (on a page
     of this machine's timings, without what the build measured: drop_measurements). Read once per
     page and run: the tests below ask again."""
-    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
-    main = soup.find("main") or soup
+    main = main_of(page.read_text(encoding="utf-8"))
     if page.stem in MEASURED_PAGES:
         drop_measurements(main, page.stem)
     if drop_solutions:
-        for solution in main.select("div.solution, details.solution"):
-            solution.decompose()
-    marker = "\x00EXERCISE:{}\x00"
-    for div in main.select("div.exercise"):
+        for solution in with_class(main, "div", "solution") + with_class(main, "details", "solution"):
+            remove(solution)
+    marker = "\ue000EXERCISE:{}\ue000"
+    for div in with_class(main, "div", "exercise"):
         label = div.get("id")
-        parts = re.findall(r'check\("([a-z0-9-]+)"', div.get_text()) + re.findall(r"explanation,\s*([a-z0-9-]+)\s*:",
-                                                                                 div.get_text(" "))
+        parts = re.findall(r'check\("([a-z0-9-]+)"', text_of(div)) + re.findall(r"explanation,\s*([a-z0-9-]+)\s*:",
+                                                                                text_of(div, " "))
         for name in dict.fromkeys([label] * bool(label) + parts):  # the exercise and each part it asks for
-            div.insert_before(marker.format(name))
-    text = " ".join(main.get_text(" ").split())
+            insert_text_before(div, f" {marker.format(name)} ")
+    text = " ".join(text_of(main, " ").split())
     found = {}
-    for m in re.finditer("\x00EXERCISE:(.+?)\x00", text):
-        found[m.group(1)] = re.sub("\x00EXERCISE:.+?\x00", " ", text[:m.start()])
+    for m in re.finditer("\ue000EXERCISE:(.+?)\ue000", text):
+        found[m.group(1)] = re.sub("\ue000EXERCISE:.+?\ue000", " ", text[:m.start()])
     return found
 
 
@@ -217,9 +237,9 @@ def test_a_measured_number_is_not_taken_for_an_answer():
             '<p>moved <span class="pasted-text">{copy}</span> GB/s; the share is <span class="pasted-text">12.19'
             '</span>%</p></main>')
     copy = next(iter(measured_texts("16_measured")))
-    main = BeautifulSoup(page.format(copy=copy), "html.parser").find("main")
+    main = main_of(page.format(copy=copy))
     drop_measurements(main, "16_measured")
-    text = " ".join(main.get_text(" ").split())
+    text = " ".join(text_of(main, " ").split())
     assert "41.6" not in text and copy not in text.replace("12.19", ""), text
     assert "12.19" in text and "GB/s" in text
 
@@ -285,8 +305,7 @@ def page_texts(html: Path) -> dict[str, str]:
             continue
         path = html / f"{page}.html"
         assert path.exists(), f"{path} is missing: build the student edition first (make student)"
-        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-        texts[page] = " ".join((soup.find("main") or soup).get_text(" ").split())
+        texts[page] = " ".join(text_of(main_of(path.read_text(encoding="utf-8")), " ").split())
     return texts
 
 

@@ -16,10 +16,10 @@ import re
 
 import nbformat
 import pytest
-from bs4 import BeautifulSoup
 from myst_nb.core.variables import format_plain_text
 
-from book_pages import EXECUTED, HTML, RENDERED, ROOT, built_page, chapter_notebooks, executed_notebook, toc_files
+from book_pages import (EXECUTED, HTML, RENDERED, ROOT, built_page, chapter_notebooks, executed_notebook,
+                        html_tree, text_of, toc_files, with_class)
 
 MEASURED = "measured_"
 GLUE_TEXT = re.compile(r"\{glue:text\}`([^`]+)`")
@@ -104,18 +104,17 @@ def _both_numbers(want: str, got: str) -> bool:
 
 
 @functools.cache
-def article(docname: str) -> BeautifulSoup:
-    """The page's <article> (the whole page if it has none), parsed once for all the tests that read it:
-    parsing is most of this file's time. The tests only read it."""
-    soup = BeautifulSoup(built_page(docname).read_text(), "html.parser")
-    main = soup.find("article") or soup
-    return main
+def article(docname: str):
+    """The page's <article> (the whole page if it has none; book_pages.html_tree), parsed once for all
+    the tests that read it. The tests only read it."""
+    root = html_tree(built_page(docname).read_text())
+    return next(root.iter("article"), root)
 
 
 @pytest.mark.parametrize("docname", [str(p.relative_to(ROOT).with_suffix("")) for p in chapter_notebooks()])
 def test_glued_numbers_match_the_ledger(docname, fresh_glue):
     expected = expected_texts(docname, fresh_glue)
-    shown = [span.get_text() for span in article(docname).select("span.pasted-text")]
+    shown = [text_of(span) for span in with_class(article(docname), "span", "pasted-text")]
     assert len(shown) == len(expected), f"{docname}: {len(shown)} glued numbers on the page, {len(expected)} in the source"
     # Chapter 16 glues timings measured while the book is built: they differ on every run, so they are
     # checked to be shown as numbers, not against a second measurement.
@@ -133,14 +132,14 @@ def test_every_chapter_glues_numbers():
 @pytest.mark.parametrize("docname", toc_files())
 def test_no_dead_widgets_or_bad_numbers(docname):
     page = built_page(docname).read_text()
-    text = article(docname).get_text(" ")
+    text = text_of(article(docname), " ")
     assert "application/vnd.jupyter.widget-view+json" not in page, f"{docname}: a widget output on a static page"
     assert "Loading widget" not in text
     if docname != "book/explorer":
         assert '<input type="range"' not in page and "<select" not in page, f"{docname}: a control with no kernel"
     for bad in ("NaN", "Infinity", "Traceback"):
         assert not re.search(rf"\b{bad}\b", text), f"{docname}: the page shows {bad}"
-    tables = " ".join(t.get_text(" ") for t in article(docname).find_all("table"))
+    tables = " ".join(text_of(t, " ") for t in article(docname).iter("table"))
     assert not re.search(r"</?(code|b|i|span)>", tables), f"{docname}: a table shows escaped HTML markup as text"
 
 
@@ -152,5 +151,5 @@ def test_built_book_has_every_page():
 
 @pytest.mark.parametrize("docname", [str(p.relative_to(ROOT).with_suffix("")) for p in chapter_notebooks()])
 def test_chapters_show_a_figure(docname):
-    images = article(docname).select("img")
+    images = list(article(docname).iter("img"))
     assert images, f"{docname}: no figure on the page"

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from bs4 import BeautifulSoup
+
+from book_pages import html_tree, text_of
 
 ROOT = Path(__file__).resolve().parents[1]
 MAIN = ROOT / "_build" / "html"
@@ -56,7 +57,7 @@ def _read_once(read, path: Path, mtime_ns: int) -> str:
 
 
 def _html_words(path: Path) -> str:
-    return " ".join(BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").get_text(" ").split())
+    return " ".join(text_of(html_tree(path.read_text(encoding="utf-8")), " ").split())
 
 
 def _pdf_words(pdf: Path) -> str:
