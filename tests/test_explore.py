@@ -1,10 +1,9 @@
 """The Jupyter explorer panel (ledger/explore.py) builds, recomputes and refuses bad settings."""
 from __future__ import annotations
 
-import pytest
+import io
 
-pytest.importorskip("ipywidgets")
-pytest.importorskip("matplotlib")
+import pytest
 
 import ledger
 from ledger import explore
@@ -106,6 +105,14 @@ def test_static_figure():
     assert explore.figure_png(fig).startswith(PNG)
     fig = explore.figure(variant="transformer")  # no masks at all: no log of zero
     assert explore.figure_png(fig).startswith(PNG)
+
+
+def test_panel_png_is_what_savefig_writes():
+    """The panel draws its figure once (figure_png), and gets the bytes savefig's two draws give."""
+    params = {"variant": "hyena2", "seq_len": 16384, "step_tokens": 2 ** 24}
+    buf = io.BytesIO()
+    explore.figure(**params).savefig(buf, format="png", dpi=explore.PANEL_DPI)
+    assert explore.figure_png(explore.figure(**params)) == buf.getvalue()
 
 
 def test_panel_speedup_control():
