@@ -16,7 +16,6 @@ import re
 
 import nbformat
 import pytest
-from myst_nb.core.variables import format_plain_text
 
 from book_pages import (EXECUTED, HTML, RENDERED, ROOT, built_page, chapter_notebooks, executed_notebook,
                         html_tree, text_of, toc_files, with_class)
@@ -79,6 +78,8 @@ def test_the_execution_is_newer_than_the_ledger_and_the_chapters():
 
 
 def expected_texts(docname: str, fresh: dict[str, dict[str, str]]) -> list[tuple[str, str]]:
+    from myst_nb.core.variables import format_plain_text  # here, not at collection: myst-nb takes 0.7 s to import
+
     nb = nbformat.read(ROOT / f"{docname}.ipynb", as_version=4)
     expected = []
     for cell in nb.cells:

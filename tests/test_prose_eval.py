@@ -7,7 +7,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from myst_nb.core.variables import format_plain_text
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_tools"))
@@ -19,6 +18,8 @@ import prose_eval  # noqa: E402
                                         (5.4e11, ".2e"), (64, "d"), (64.0, "d"), (2.0834, ""), ("Hyena-2", ""),
                                         (57256.4, ",.1f")])
 def test_the_eval_role_prints_what_the_glue_role_printed(value, fmt):
+    from myst_nb.core.variables import format_plain_text  # here, not at collection: myst-nb takes 0.7 s to import
+
     glue = "{glue:text}`x:" + fmt + "`" if fmt else "{glue:text}`x`"
     converted = prose_eval.convert_source(f"a {glue} b", "markdown")
     expression = converted.split("`")[1]
