@@ -29,7 +29,13 @@ from pathlib import Path
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-threaded-compositing"]
+"""Debian's Chromium headless, without a sandbox (root in a container), a GPU or a network of its own,
+compositing on the page's main thread: a print needs no animation frames, and the compositor thread
+only cost CPU (the same PDF, page for page, with about a tenth less CPU; docs/execution.md). The waits
+below poll on a timer, not on animation frames. The tests, which need frames (Playwright waits for an
+element to be stable over frames), start Chromium without that flag (tests/chromium.py)."""
 FOOTER = ('<div style="font-size: 8px; width: 100%; text-align: center; color: #555;">'
           '<span class="title"></span> &middot; <span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 
@@ -347,7 +353,8 @@ def print_pdf(build: Path, out: Path, timeout_s: float = 300, phases: Phases | N
             if page.evaluate("() => !!document.querySelector('.math') && !document.querySelector('script[src*=\"mathjax\"]')"):
                 raise SystemExit("the page has formulas but loads no MathJax; not printing")
             page.wait_for_function("() => !document.querySelector('.math') || "
-                                   "(window.MathJax && window.MathJax.startup && window.MathJax.startup.promise)")
+                                   "(window.MathJax && window.MathJax.startup && window.MathJax.startup.promise)",
+                                   polling=100)
             with phases("typeset"):
                 page.evaluate("""async () => {
                     if (window.MathJax && window.MathJax.startup) { await window.MathJax.startup.promise; }
