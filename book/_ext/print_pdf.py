@@ -32,10 +32,12 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
         "--disable-threaded-compositing"]
 """Debian's Chromium headless, without a sandbox (root in a container), a GPU or a network of its own,
-compositing on the page's main thread: a print needs no animation frames, and the compositor thread
-only cost CPU (the same PDF, page for page, with about a tenth less CPU; docs/execution.md). The waits
-below poll on a timer, not on animation frames. The tests, which need frames (Playwright waits for an
-element to be stable over frames), start Chromium without that flag (tests/chromium.py)."""
+compositing on the page's main thread. Headless, that mode draws no frames for the screen at all
+(requestAnimationFrame never calls back): a print lays the page out for paper itself, and the book's
+scripts do nothing in an animation frame that the paper shows, so the PDF is the same page for page,
+for about a tenth less CPU (docs/execution.md). The waits below poll on a timer, not on frames. The
+tests, which need frames (Playwright waits for an element to be stable over frames, and a page's
+scripts may draw in one), start Chromium without that flag (tests/chromium.py)."""
 FOOTER = ('<div style="font-size: 8px; width: 100%; text-align: center; color: #555;">'
           '<span class="title"></span> &middot; <span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 
