@@ -201,10 +201,9 @@ def figure_image(row: StepRow | None = None, by_phase: dict | None = None, **par
     by_phase = phase_flops(**full) if by_phase is None else by_phase
     fig = figure(row, by_phase, **params)
     png = figures.figure_png(fig)
-    # the same records ledger.figures.show keeps: the layout's (label overprints, legends over bars), and the
-    # figure redrawn at slide size
-    metadata = {"alt": figures.check_alt(figure_alt(row, by_phase)), **figures.layout_records(fig)}
-    if figures.slide_figures_wanted():  # the book's build only: a slider's redraw draws the page's figure once
+    metadata = {"alt": figures.check_alt(figure_alt(row, by_phase))}
+    if figures.slide_figures_wanted():  # the book's build only: the records ledger.figures.show keeps there
+        metadata.update(figures.layout_records(fig))  # label overprints, legends over bars
         metadata["slide"] = figures.slide_figure(fig, page_overlaps=len(metadata["overlaps"]))
     return Image(data=png, format="png", metadata=metadata)
 

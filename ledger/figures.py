@@ -368,13 +368,15 @@ def slide_figure(fig, box: tuple[int, int] = SLIDE_FIGURE_BOX, min_font_px: floa
 
 SLIDE_FIGURES_ENV = "TX_SLIDE_FIGURES"
 """Set to 1 by the book's executor (book/_tools/execute_chapters.py) for its kernels: only the build,
-whose executed chapters `make slides` reads, draws each figure again for a slide. A reader's kernel
+whose executed chapters `make slides` and the tests read, draws each figure again for a slide and
+records its layout (layout_records: labels over each other, legends over bars). A reader's kernel
 (JupyterLab, a student's notebook, nbval) draws the page's figure only: a slider's redraw costs one
-drawing, not two to four."""
+drawing, not two to four, and no layout pass for records nobody reads."""
 
 
 def slide_figures_wanted() -> bool:
-    """Whether figures are drawn again for a slide in this process (SLIDE_FIGURES_ENV is 1)."""
+    """Whether this process is the build's (SLIDE_FIGURES_ENV is 1): figures are drawn again for a
+    slide, and each figure's output records its layout."""
     return os.environ.get(SLIDE_FIGURES_ENV) == "1"
 
 
@@ -382,15 +384,16 @@ def show(fig, alt: str) -> None:
     """Display `fig` with its alt text (what a screen reader says, what the page shows if the image fails), then close it.
 
     Use it instead of plt.show(); closing the figure stops Jupyter from drawing it a second time. In
-    the book's build (`slide_figures_wanted`), the output's metadata also carries the figure drawn
-    again for a slide (`slide_figure`), which `make slides` shows in place of the page's figure.
+    the book's build (`slide_figures_wanted`), the output's metadata also carries the figure's layout
+    records (`layout_records`, which the tests read) and the figure drawn again for a slide
+    (`slide_figure`), which `make slides` shows in place of the page's figure.
     """
     from IPython.display import display
     import matplotlib.pyplot as plt
 
     data, metadata = figure_bundle(fig, alt)
-    metadata["image/png"].update(layout_records(fig))
     if slide_figures_wanted():
+        metadata["image/png"].update(layout_records(fig))
         metadata["image/png"]["slide"] = slide_figure(fig, page_overlaps=len(metadata["image/png"]["overlaps"]))
     display(data, metadata=metadata, raw=True)
     plt.close(fig)

@@ -208,8 +208,8 @@ def test_slide_figure_enlarges_type_to_the_slide():
 
 
 def test_only_the_build_draws_figures_again_for_slides(monkeypatch):
-    """show() adds the slide drawing when the executor asks for it (TX_SLIDE_FIGURES=1) and not in a
-    reader's kernel, where a slider's redraw then costs one drawing."""
+    """show() adds the slide drawing and the layout records when the executor asks for them
+    (TX_SLIDE_FIGURES=1) and not in a reader's kernel, where a slider's redraw then costs one drawing."""
     import matplotlib
     matplotlib.use("Agg")
     import IPython.display
@@ -230,5 +230,7 @@ def test_only_the_build_draws_figures_again_for_slides(monkeypatch):
         figures.show(fig, alt="A line rising from the origin, tokens per step against itself.")
     with_slide, without = shown[-2]["image/png"], shown[-1]["image/png"]
     assert "slide" in with_slide and with_slide["slide"]["png"] and "overlaps" in with_slide
-    assert "slide" not in without and without["overlaps"] == []
+    assert with_slide["overlaps"] == [] and with_slide["legends"] == 0 and with_slide["legend_over_bars"] == []
+    assert "slide" not in without and "overlaps" not in without and "legends" not in without
+    assert without["alt"] == with_slide["alt"]
 
