@@ -154,3 +154,14 @@ def test_built_book_has_every_page():
 def test_chapters_show_a_figure(docname):
     images = list(article(docname).iter("img"))
     assert images, f"{docname}: no figure on the page"
+
+
+def test_the_page_text_is_what_beautifulsoup_reads():
+    """book_pages.text_of (lxml, scripts, styles and comments left out) gives the words BeautifulSoup's
+    get_text gives, which these tests used before: checked on a chapter page with code, math and tables."""
+    from bs4 import BeautifulSoup
+
+    text = built_page("notebooks/05_amdahl_table").read_text(encoding="utf-8")
+    expected = BeautifulSoup(text, "html.parser").get_text(" ").split()
+    assert text_of(html_tree(text), " ").split() == expected
+    assert "<script" in text and len(expected) > 1000
