@@ -215,7 +215,7 @@ PANEL_DPI = 90
 def figure_png(fig) -> bytes:
     """`fig` as PNG bytes at the live panel's resolution: the same bytes as `fig.savefig(format="png",
     dpi=PANEL_DPI)`, drawn once instead of twice (savefig lays a constrained figure out in a draw of
-    its own before the draw it keeps), so a slider's redraw takes about a fifth less time."""
+    its own before the draw it keeps): a fifth less time for the PNG of each slider move."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     buf = io.BytesIO()
