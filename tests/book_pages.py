@@ -49,6 +49,29 @@ def text_of(element, separator: str = "") -> str:
     return separator.join(element.itertext())
 
 
+def words(element) -> str:
+    """The text of an element of `html_tree`, its words joined by single spaces."""
+    return " ".join(text_of(element, " ").split())
+
+
+def figure_records() -> list[tuple[str, str, dict]]:
+    """(chapter, cell id, the page figure's image/png metadata) for every figure the build drew with
+    ledger.figures.show: those whose output records its layout ("overlaps"), in the executed chapters."""
+    import json
+
+    folder = EXECUTED / "notebooks"
+    if not folder.is_dir():
+        raise AssertionError(f"{folder} is missing: build the book first (make book)")
+    found = []
+    for path in sorted(folder.glob("*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            for output in cell.get("outputs", []):
+                meta = output.get("metadata", {}).get("image/png", {})
+                if "overlaps" in meta:
+                    found.append((path.stem, cell.get("id"), meta))
+    return found
+
+
 def with_class(root, tag: str, name: str) -> list:
     """The `tag` elements under `root` with the class `name` (CSS `tag.name`), in document order."""
     return root.xpath(f".//{tag}[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]")

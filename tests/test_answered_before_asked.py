@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from book_pages import html_tree, text_of, with_class
+from book_pages import html_tree, text_of, with_class, words
 from ledger.exercises import LABELS, REGISTRY
 from ledger.exercises.instructor import answer
 from ledger.exercises.registry import significant_figures, variant_rows
@@ -172,7 +172,7 @@ def text_before_each_exercise(page: Path, drop_solutions: bool) -> dict[str, str
                                                                                 text_of(div, " "))
         for name in dict.fromkeys([label] * bool(label) + parts):  # the exercise and each part it asks for
             insert_text_before(div, f" {marker.format(name)} ")
-    text = " ".join(text_of(main, " ").split())
+    text = words(main)
     found = {}
     for m in re.finditer("\ue000EXERCISE:(.+?)\ue000", text):
         found[m.group(1)] = re.sub("\ue000EXERCISE:.+?\ue000", " ", text[:m.start()])
@@ -239,7 +239,7 @@ def test_a_measured_number_is_not_taken_for_an_answer():
     copy = next(iter(measured_texts("16_measured")))
     main = main_of(page.format(copy=copy))
     drop_measurements(main, "16_measured")
-    text = " ".join(text_of(main, " ").split())
+    text = words(main)
     assert "41.6" not in text and copy not in text.replace("12.19", ""), text
     assert "12.19" in text and "GB/s" in text
 
@@ -305,7 +305,7 @@ def page_texts(html: Path) -> dict[str, str]:
             continue
         path = html / f"{page}.html"
         assert path.exists(), f"{path} is missing: build the student edition first (make student)"
-        texts[page] = " ".join(text_of(main_of(path.read_text(encoding="utf-8")), " ").split())
+        texts[page] = words(main_of(path.read_text(encoding="utf-8")))
     return texts
 
 

@@ -6,13 +6,8 @@ against the bars, hence this check; chapter 05's "Where the FLOPs go, by class" 
 once failed it."""
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from book_pages import figure_records
 
-import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-EXECUTED = ROOT / "_build" / "executed" / "notebooks"
 FIGURE_CELL = ("05_amdahl_table", "amdahl-22")
 
 
@@ -47,20 +42,6 @@ def test_the_check_finds_a_legend_over_the_bars_and_none_beside_them():
     covered = legend_over_bars(bars_with_legend("center"))
     assert covered and {bar for _, bar in covered} <= {"a", "b", "c", "d"}, covered
     assert legend_over_bars(legend_beside_the_bars()) == []
-
-
-def figure_records() -> list[tuple[str, str, dict]]:
-    """(chapter, cell id, the page figure's metadata) for every figure the build drew with show()."""
-    if not EXECUTED.is_dir():
-        pytest.fail("build the book first (make book)")
-    found = []
-    for path in sorted(EXECUTED.glob("*.ipynb")):
-        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
-            for output in cell.get("outputs", []):
-                meta = output.get("metadata", {}).get("image/png", {})
-                if "overlaps" in meta:
-                    found.append((path.stem, cell.get("id"), meta))
-    return found
 
 
 def test_no_legend_covers_a_bar_on_the_page_or_the_slide():

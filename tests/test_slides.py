@@ -439,27 +439,15 @@ def test_speaker_view_and_figures_offline(server, slides_dir):
 def test_no_figure_prints_labels_over_each_other():
     """ledger.figures.show records, for the page's figure and for its slide drawing, the labels that
     print over each other (ledger.figures.overlapping_labels); in every executed chapter there are none."""
-    import json
+    from book_pages import figure_records
 
-    executed = ROOT / "_build" / "executed" / "notebooks"
-    assert executed.is_dir(), "build the book first (make book)"
-    figures, overprinted = 0, []
-    for stem in chapters():
-        notebook = json.loads((executed / f"{stem}.ipynb").read_text(encoding="utf-8"))
-        for cell in notebook["cells"]:
-            for output in cell.get("outputs", []):
-                meta = output.get("metadata", {}).get("image/png", {})
-                if "overlaps" not in meta:
-                    continue
-                figures += 1
-                for where, pairs in (("page", meta["overlaps"]), ("slide", meta.get("slide", {}).get("overlaps", []))):
-                    overprinted += [f"{stem} cell {cell.get('id')} ({where}): {a!r} over {b!r}" for a, b in pairs]
-    assert figures >= 20, f"only {figures} figures carry the overlap check: are they drawn with show()?"
-    without_slide = [f"{stem}" for stem in chapters() for cell in json.loads(
-        (executed / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"] for output in cell.get("outputs", [])
-        if "overlaps" in output.get("metadata", {}).get("image/png", {})
-        and "slide" not in output["metadata"]["image/png"]]
+    records = figure_records()
+    assert len(records) >= 20, f"only {len(records)} figures carry the overlap check: are they drawn with show()?"
+    without_slide = [stem for stem, _, meta in records if "slide" not in meta]
     assert not without_slide, f"figures the build did not draw for a slide (TX_SLIDE_FIGURES): {without_slide}"
+    overprinted = [f"{stem} cell {cell} ({where}): {a!r} over {b!r}" for stem, cell, meta in records
+                   for where, pairs in (("page", meta["overlaps"]), ("slide", meta["slide"]["overlaps"]))
+                   for a, b in pairs]
     assert not overprinted, "labels printed over each other:\n" + "\n".join(overprinted)
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from book_pages import html_tree, text_of
+from book_pages import html_tree, words
 
 ROOT = Path(__file__).resolve().parents[1]
 MAIN = ROOT / "_build" / "html"
@@ -57,7 +57,7 @@ def _read_once(read, path: Path, mtime_ns: int) -> str:
 
 
 def _html_words(path: Path) -> str:
-    return " ".join(text_of(html_tree(path.read_text(encoding="utf-8")), " ").split())
+    return words(html_tree(path.read_text(encoding="utf-8")))
 
 
 def _pdf_words(pdf: Path) -> str:
