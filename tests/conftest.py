@@ -124,7 +124,24 @@ def run_order(nodeid: str, times: dict[str, float], index: int) -> tuple:
     return rank, -seconds, index
 
 
+_COLLECTED: dict[str, int] = {}  # this run's tests per file, as collected (a worker's collection under xdist)
+
+
+def _count_collected(nodeids) -> None:
+    _COLLECTED.clear()
+    for nodeid in nodeids:
+        _COLLECTED[_file(nodeid)] = _COLLECTED.get(_file(nodeid), 0) + 1
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    """Under xdist the controller collects nothing itself: it counts a worker's collection."""
+    _count_collected(ids)
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
+    _count_collected(item.nodeid for item in items)
     times = _last_times()
     order = {id(item): i for i, item in enumerate(items)}
     if times or _running_phases():
@@ -149,14 +166,37 @@ def pytest_runtest_setup(item):
                     pytrace=False)
 
 
+_RAN: dict[str, set[str]] = {}  # this run's tests per file that reported
+
+
 def pytest_runtest_logreport(report):
     _SECONDS[_file(report.nodeid)] = _SECONDS.get(_file(report.nodeid), 0.0) + report.duration
+    _RAN.setdefault(_file(report.nodeid), set()).add(report.nodeid)
+
+
+def whole_files(seconds: dict[str, float], ran: dict[str, set[str]], collected: dict[str, int]) -> dict[str, float]:
+    """The seconds of the files whose every collected test reported (`ran`), out of `collected` tests
+    per file: a run stopped early (-x, Ctrl-C) times only part of a file."""
+    return {name: s for name, s in seconds.items() if len(ran.get(name, ())) >= collected.get(name, 0) > 0}
+
+
+def selects_part_of_files(config) -> bool:
+    """Whether the run picks some tests of a file (-k, -m, --deselect, --lf, or a test's node id):
+    then no file's time is whole. Recorded, a few of a file's tests would send a minute-long file to
+    the short files at the end of the next `make test` (FILLER_S), to run there alone (a local run of
+    2 December 2026: the slides' 26 s after every other file)."""
+    return bool(config.getoption("keyword", "") or config.getoption("markexpr", "")
+                or config.getoption("deselect", None) or config.getoption("lf", False)
+                or any("::" in str(arg) for arg in config.args))
 
 
 def pytest_sessionfinish(session):
     if hasattr(session.config, "workerinput") or not _SECONDS:  # an xdist worker: the controller writes
         return
+    whole = {} if selects_part_of_files(session.config) else whole_files(_SECONDS, _RAN, _COLLECTED)
+    if not whole:
+        return
     times = {name: s for name, s in _last_times().items() if (ROOT / name).exists()}  # files since removed go
-    times.update({name: round(s, 2) for name, s in _SECONDS.items()})
+    times.update({name: round(s, 2) for name, s in whole.items()})
     TEST_TIMES.parent.mkdir(exist_ok=True)
     TEST_TIMES.write_text(json.dumps(dict(sorted(times.items(), key=lambda kv: -kv[1])), indent=1) + "\n")

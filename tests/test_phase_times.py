@@ -112,3 +112,31 @@ def test_the_tests_run_long_first_then_those_that_wait_then_the_short_ones(monke
     monkeypatch.delenv("TX_AFTER_PHASES")
     assert ordered() == ["tests/test_frontend.py", "tests/test_offline.py", "tests/test_student.py",
                          "tests/test_claims.py", "tests/test_cli.py", "tests/test_run.py", "tests/test_new.py"]
+
+
+def test_only_a_whole_files_time_is_recorded():
+    """tests/conftest.py records a file's seconds only when each of its collected tests reported, and
+    none when the run picked some tests of a file (-k, -m, --deselect, --lf, a node id): a partial time
+    would send a long file to the short ones at the end of the next `make test`."""
+    import types
+
+    import conftest
+
+    seconds = {"tests/test_slides.py": 0.5, "tests/test_cli.py": 2.0}
+    ran = {"tests/test_slides.py": {"tests/test_slides.py::test_a"},
+           "tests/test_cli.py": {"tests/test_cli.py::test_a", "tests/test_cli.py::test_b"}}
+    collected = {"tests/test_slides.py": 30, "tests/test_cli.py": 2}
+    assert conftest.whole_files(seconds, ran, collected) == {"tests/test_cli.py": 2.0}
+    assert conftest.whole_files(seconds, ran, {}) == {}  # nothing known to be whole
+
+    def config(args, **options):
+        values = {"keyword": "", "markexpr": "", "deselect": None, "lf": False, **options}
+        return types.SimpleNamespace(args=args, getoption=lambda name, default=None: values.get(name, default))
+
+    assert not conftest.selects_part_of_files(config(["tests", "_build/student/notebooks/"]))
+    assert not conftest.selects_part_of_files(config(["tests/test_slides.py"]))
+    assert conftest.selects_part_of_files(config(["tests/test_slides.py::test_decks_open_offline"]))
+    assert conftest.selects_part_of_files(config(["tests"], keyword="slides"))
+    assert conftest.selects_part_of_files(config(["tests"], markexpr="not browser"))
+    assert conftest.selects_part_of_files(config(["tests"], deselect=["tests/test_cli.py::test_a"]))
+    assert conftest.selects_part_of_files(config(["tests"], lf=True))
