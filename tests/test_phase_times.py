@@ -22,6 +22,40 @@ def test_summary_gives_each_phase_the_side_by_side_group_the_total_and_the_ratio
                     " | pytest 150.0 s (failed) | total 232.0 s | ratio to book 4.64x")
 
 
+def test_summary_gives_the_hosts_speed_in_the_book_phase_and_after_it():
+    """The probe's median loop time in the book phase and after it, their ratio, and the ratio the
+    total would have at the book phase's speed: here the loop takes 1.26x as long after the book, so
+    the 182 s after it would have taken about 144 s: 3.89x a 50 s book instead of 4.64x."""
+    t0 = 1000.0
+    record = {"start": t0, "phases": [{"name": "book", "start": t0, "end": t0 + 50, "exit": 0},
+                                      {"name": "pytest", "start": t0 + 51, "end": t0 + 231, "exit": 0}]}
+    samples = [(t0 + 1, 0.010), (t0 + 20, 0.008), (t0 + 40, 0.009)]  # median 9 ms
+    samples += [(t0 + 60, 0.0110), (t0 + 100, 0.0115), (t0 + 200, 0.0112), (t0 + 230, 0.0120)]  # 11.35 ms
+    line = phase_times.summary(record, now=t0 + 232, samples=samples)
+    assert line.endswith("| ratio to book 4.64x | host speed, a fixed loop's CPU time (median): 9.0 ms in the book "
+                         "phase (3 samples), 11.3 ms after it (4), 1.26x; at the book phase's speed about 3.89x")
+    # without samples on both sides of the book's end, nothing is said of the speed
+    assert phase_times.summary(record, now=t0 + 232, samples=samples[:3]).endswith("ratio to book 4.64x")
+    assert phase_times.summary(record, now=t0 + 232, samples=[]).endswith("ratio to book 4.64x")
+
+
+def test_the_probe_times_its_loop_while_the_watched_process_lives(tmp_path):
+    import subprocess
+
+    log = tmp_path / "phases.json"
+    watched = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.6)"])
+    phase_times.probe(log, watched.pid, every_s=0.1)  # returns once the watched process is gone
+    watched.wait()
+    samples = phase_times.read_probe(log)
+    assert 2 <= len(samples) <= 12
+    assert all(0 < seconds < 1 for _, seconds in samples)
+    assert [at for at, _ in samples] == sorted(at for at, _ in samples)
+    with open(phase_times.probe_path(log), "a") as f:
+        f.write("[1.0,")  # a line cut short when the run ended: skipped
+    assert phase_times.read_probe(log) == samples
+    assert phase_times.read_probe(tmp_path / "none.json") == []
+
+
 def test_run_records_the_phase_and_passes_on_the_exit_code(tmp_path):
     log = tmp_path / "phases.json"
     assert phase_times.main(["start", str(log)]) == 0
@@ -35,8 +69,10 @@ def test_run_records_the_phase_and_passes_on_the_exit_code(tmp_path):
 def test_bad_usage_is_one_line_and_exit_2(tmp_path, capsys):
     assert phase_times.main(["run", str(tmp_path / "x.json"), "name-without-command"]) == 2
     assert phase_times.main(["summary", str(tmp_path / "missing.json")]) == 2
+    assert phase_times.main(["probe", str(tmp_path / "x.json"), "--while", "make"]) == 2
     errors = capsys.readouterr().err.strip().splitlines()
-    assert len(errors) == 2 and "usage" in errors[0] and "missing.json" in errors[1]
+    assert len(errors) == 3 and "usage" in errors[0] and "missing.json" in errors[1]
+    assert "probe needs `--while PID`" in errors[2] and "'make'" in errors[2]
 
 
 def test_a_phase_is_recorded_when_it_starts_and_waited_for_until_it_ends(tmp_path):

@@ -3,6 +3,7 @@
   python book/_tools/phase_times.py start LOG              start a new record (the total counts from here)
   python book/_tools/phase_times.py run LOG NAME -- CMD... run CMD, record NAME's start and end; CMD's exit code
   python book/_tools/phase_times.py summary LOG            print the one-line summary
+  python book/_tools/phase_times.py probe LOG --while PID  time a fixed loop every PROBE_EVERY_S while PID lives
 
 A phase is recorded when it starts (without an end) and again when it ends, so that a test that needs
 what a phase makes can wait for it (`wait_for`, which tests/conftest.py calls: the PDF and the student
@@ -11,6 +12,12 @@ edition are made while the tests that do not read them run).
 LOG is a small JSON file (the Makefile uses _build/phase-times.json). Phases may run side by side (two
 `run`s at once): the summary then gives each one's time and the wall time of the group. The ratio is
 the total over the book phase, the measure of issue 20 (make test within four clean book builds).
+
+The host's speed changes within a run on a shared machine (a fixed loop took 0.63 s in one hour and
+1.97 s in another), and the ratio with it: `probe`, started beside the phases, times a fixed loop's
+CPU time (not its wall time, which the phases' own load stretches) every few seconds, and the summary
+gives its median in the book phase and after it, so that a ratio moved by the host can be told from
+one moved by the tests.
 """
 from __future__ import annotations
 
@@ -70,7 +77,87 @@ def wait_for(log: Path, names: list[str], timeout_s: float = 1800, poll_s: float
         time.sleep(poll_s)
 
 
-def summary(record: dict, now: float) -> str:
+PROBE_EVERY_S = 5.0
+"""How often the probe times its loop: about 10 ms of one core each time, 0.2% of the machine."""
+
+
+def probe_path(log: Path) -> Path:
+    """Where `probe` writes its samples beside LOG: one JSON line [time, loop CPU seconds] each."""
+    return log.with_name(log.stem + "-probe.jsonl")
+
+
+def fixed_loop(n: int = 60_000) -> int:
+    """The probe's work: the same pure-Python arithmetic every time (about 10 ms on this machine)."""
+    x = 0
+    for i in range(n):
+        x = (x * 31 + i) & 0xFFFFFFFF
+    return x
+
+
+def loop_cpu_seconds() -> float:
+    """The CPU time one fixed_loop takes (this thread's CPU time: waiting for a core does not count)."""
+    began = time.thread_time()
+    fixed_loop()
+    return time.thread_time() - began
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` runs (one that has exited but not been waited for, a zombie, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def probe(log: Path, watched: int, every_s: float = PROBE_EVERY_S) -> None:
+    """Append [time, loop CPU seconds] to probe_path(log) every `every_s` while process `watched` lives."""
+    out = probe_path(log)
+    out.unlink(missing_ok=True)
+    while _alive(watched):
+        with open(out, "a") as f:
+            f.write(json.dumps([time.time(), loop_cpu_seconds()]) + "\n")
+        time.sleep(every_s)
+
+
+def read_probe(log: Path) -> list[tuple[float, float]]:
+    """The probe's samples (time, loop CPU seconds); none if it did not run."""
+    try:
+        lines = probe_path(log).read_text().splitlines()
+    except OSError:
+        return []
+    samples = []
+    for line in lines:
+        try:
+            at, seconds = json.loads(line)
+        except (ValueError, TypeError):
+            continue  # a line cut short by the end of the run
+        samples.append((float(at), float(seconds)))
+    return samples
+
+
+def host_speed(phases: list[dict], samples: list[tuple[float, float]], total: float) -> str:
+    """The probe's median loop time in the book phase and after it, and what the total would be
+    after the book at the book phase's speed (an estimate: it assumes every phase slows as the loop
+    does); empty without samples on both sides."""
+    import statistics
+
+    book = next((p for p in phases if p["name"] == "book"), None)
+    if book is None:
+        return ""
+    during = [s for at, s in samples if book["start"] <= at <= book["end"]]
+    after = [s for at, s in samples if at > book["end"]]
+    if not during or not after:
+        return ""
+    in_book, past_book = statistics.median(during), statistics.median(after)
+    length = book["end"] - book["start"]
+    scaled = length + (total - length) * in_book / past_book
+    return (f" | host speed, a fixed loop's CPU time (median): {1e3 * in_book:.1f} ms in the book phase "
+            f"({len(during)} samples), {1e3 * past_book:.1f} ms after it ({len(after)}), "
+            f"{past_book / in_book:.2f}x; at the book phase's speed about {scaled / length:.2f}x")
+
+
+def summary(record: dict, now: float, samples: list[tuple[float, float]] | None = None) -> str:
     """book 53.1 s | slides 1.5 s | pdf 29.0 s + student 14.2 s + pytest 120.3 s side by side: 120.3 s | total | ratio."""
     groups: list[list[dict]] = []  # phases that overlap in time form one group
     phases = [{**p, "end": now, "exit": "running"} if p.get("end") is None else p for p in record["phases"]]
@@ -89,12 +176,13 @@ def summary(record: dict, now: float) -> str:
     total = now - record["start"]
     book = [p["end"] - p["start"] for p in phases if p["name"] == "book"]
     ratio = f" | ratio to book {total / book[0]:.2f}x" if book and book[0] > 0 else ""
-    return "make test phases: " + " | ".join(parts) + f" | total {total:.1f} s{ratio}"
+    speed = host_speed(phases, samples, total) if samples else ""
+    return "make test phases: " + " | ".join(parts) + f" | total {total:.1f} s{ratio}{speed}"
 
 
 def main(argv: list[str]) -> int:
-    usage = "usage: phase_times.py start LOG | run LOG NAME -- CMD... | summary LOG"
-    if len(argv) < 2 or argv[0] not in ("start", "run", "summary"):
+    usage = "usage: phase_times.py start LOG | run LOG NAME -- CMD... | summary LOG | probe LOG --while PID"
+    if len(argv) < 2 or argv[0] not in ("start", "run", "summary", "probe"):
         print(usage, file=sys.stderr)
         return 2
     log = Path(argv[1])
@@ -105,7 +193,13 @@ def main(argv: list[str]) -> int:
         if not log.exists():
             print(f"phase_times.py: {log} holds no record (run `phase_times.py start {log}` first)", file=sys.stderr)
             return 2
-        print(summary(json.loads(log.read_text()), time.time()))
+        print(summary(json.loads(log.read_text()), time.time(), read_probe(log)))
+        return 0
+    if argv[0] == "probe":
+        if len(argv) != 4 or argv[2] != "--while" or not argv[3].isdigit():
+            print(f"phase_times.py: probe needs `--while PID` (a process id), got {argv[2:]}", file=sys.stderr)
+            return 2
+        probe(log, int(argv[3]))
         return 0
     if len(argv) < 5 or argv[3] != "--":
         print(usage, file=sys.stderr)
