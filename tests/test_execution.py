@@ -3,10 +3,10 @@
 book/_tools/execute_chapters.py executes every chapter for `make book` and `make stress`. These tests
 run it on small notebooks written here: one whose cell sleeps past the cell timeout, one whose kernel
 stops answering (it sends itself SIGSTOP), one whose kernel never starts, one whose worker overruns
-the wall-clock limit, one whose cell raises, and one that runs; and check what is reported, by name,
-and how long it took. The executor's bounds are its keyword arguments (the build's values are the
+the wall-clock limit, one killed while its kernel is still starting, one whose cell raises, and one
+that runs; and check what is reported, by name, and how long it took. The executor's bounds are its keyword arguments (the build's values are the
 defaults, checked below): here they are a second or a few, so each stall shows its timeout, its
-retry and its report without waiting out the build's 30-60 s. The six executions run side by side
+retry and its report without waiting out the build's 30-60 s. The seven executions run side by side
 (a module fixture); each test reads its own.
 """
 from __future__ import annotations
@@ -33,7 +33,9 @@ KERNEL_START_S = 10  # generous: only the kernel that never starts waits it out,
 NEVER_STARTS_S = 1  # the bound for the kernel that never starts (the build's is 30 s)
 ATTEMPT_LIMIT_S = 15  # wall clock of one attempt; above kernel start plus the cell timeout, under load too
 OVERRUN_LIMIT_S = 8  # the wall clock the overrunning worker is killed at (the build's is 60 s), past a kernel start under load
-SCENARIOS = ("sleeps_past_the_timeout", "kernel_never_answers", "kernel_never_starts", "overruns", "raises", "runs")
+STARTING_LIMIT_S = 8  # the wall clock of the worker killed while its kernel (which never answers) is starting
+SCENARIOS = ("sleeps_past_the_timeout", "kernel_never_answers", "kernel_never_starts", "overruns",
+             "killed_while_its_kernel_starts", "raises", "runs")
 
 
 def notebook(folder: Path, name: str, *sources: str, kernel: str = "python3") -> Path:
@@ -85,13 +87,15 @@ def executions(tmp_path_factory) -> dict:
     """Every scenario executed once, all at the same time, with the short bounds above."""
     tmp = tmp_path_factory.mktemp("execution")
     (tmp / "out").mkdir()
-    pids = {name: tmp / f"{name}.pids" for name in ("overruns", "kernel_never_starts")}
-    # A kernel that never answers its first request: a process that only sleeps (its pids recorded).
-    spec = tmp / "jupyter" / "kernels" / "never_starts" / "kernel.json"
-    spec.parent.mkdir(parents=True)
-    spec.write_text(json.dumps({"display_name": "never starts", "language": "python", "argv": [
-        sys.executable, "-c", f"import os, time; open({str(pids['kernel_never_starts'])!r}, 'a')"
-                              ".write(f'{os.getpid()}\\n'); time.sleep(600)", "{connection_file}"]}))
+    pids = {name: tmp / f"{name}.pids" for name in ("overruns", "kernel_never_starts", "killed_while_its_kernel_starts")}
+    # Kernels that never answer their first request: processes that only sleep (their pids recorded).
+    for kernel, pid_log in (("never_starts", pids["kernel_never_starts"]),
+                            ("still_starting", pids["killed_while_its_kernel_starts"])):
+        spec = tmp / "jupyter" / "kernels" / kernel / "kernel.json"
+        spec.parent.mkdir(parents=True)
+        spec.write_text(json.dumps({"display_name": kernel, "language": "python", "argv": [
+            sys.executable, "-c", f"import os, time; open({str(pid_log)!r}, 'a')"
+                                  ".write(f'{os.getpid()}\\n'); time.sleep(600)", "{connection_file}"]}))
     jobs = {
         "sleeps_past_the_timeout": (notebook(tmp, "sleeps_past_the_timeout.ipynb", "x = 1",
                                              "import time; time.sleep(600)"), {}),
@@ -103,6 +107,9 @@ def executions(tmp_path_factory) -> dict:
                               f"import os, time; open({str(pids['overruns'])!r}, 'a').write(f'{{os.getpid()}}\\n')",
                               "time.sleep(600)"),
                      {"cell_timeout_s": 600, "attempt_limit_s": OVERRUN_LIMIT_S, "retries": 0}),
+        "killed_while_its_kernel_starts": (notebook(tmp, "killed_while_its_kernel_starts.ipynb", "x = 1",
+                                                    kernel="still_starting"),
+                                           {"kernel_start_s": 600, "attempt_limit_s": STARTING_LIMIT_S, "retries": 0}),
         "raises": (notebook(tmp, "raises.ipynb", "raise ValueError('bad chapter')"), {}),
         "runs": (notebook(tmp, "runs.ipynb", "x = 6 * 7", "print(x)"), {}),
     }
@@ -163,6 +170,18 @@ def test_a_worker_past_the_wall_clock_limit_is_killed_with_its_kernel(executions
     assert OVERRUN_LIMIT_S <= seconds < OVERRUN_LIMIT_S + 5
     assert len(run_["kernel_pids"]) == 1, "the kernel did not reach the overrunning cell within the limit"
     assert pid_gone(run_["kernel_pids"][0]), "the overrunning worker's kernel was left running"
+
+
+def test_a_worker_killed_while_its_kernel_starts_takes_the_kernel_with_it(executions):
+    """A worker past its wall clock before its kernel has answered (a loaded machine): the kernel is
+    killed with it, at once, instead of living on and holding the worker's output pipes (the kill
+    then waited 10 s more for them: 18.0 s for an 8 s limit in one `make test`)."""
+    run_ = executions["killed_while_its_kernel_starts"]
+    outcome, seconds = run_["outcome"], run_["seconds"]
+    assert not outcome.ok and f"no result after {STARTING_LIMIT_S} s, worker killed" in outcome.attempts[0]
+    assert STARTING_LIMIT_S <= seconds < STARTING_LIMIT_S + 5, f"the kill took {seconds:.1f} s"
+    assert len(run_["kernel_pids"]) == 1, "the kernel's process was not started within the limit"
+    assert pid_gone(run_["kernel_pids"][0]), "the kernel of the killed worker was left running"
 
 
 def test_a_cell_that_raises_fails_at_once_without_a_retry(executions):

@@ -86,10 +86,17 @@ def bounded_client(nb, cwd: str, poll_slice_s: float, cell_timeout_s: float, lat
                 where["cell"] = f"code cell {self.code_cells_executed + 1} of {self.code_cells}"
             return await super().async_execute_cell(cell, cell_index, *args, **kwargs)
 
-        async def async_start_new_kernel_client(self):
-            kc = await super().async_start_new_kernel_client()
+        async def async_start_new_kernel(self, **kwargs):
+            # Written as soon as the kernel's process is launched, before it answers: a worker killed
+            # while its kernel is still starting (a loaded machine) takes the kernel with it too.
+            # Written once the kernel had answered, the file was missing then: the kernel lived on,
+            # holding the worker's output pipes, and the kill waited 10 s more for them.
+            await super().async_start_new_kernel(**kwargs)
             if pid_file is not None and getattr(self.km, "provisioner", None) is not None:
                 pid_file.write_text(str(self.km.provisioner.pid))
+
+        async def async_start_new_kernel_client(self):
+            kc = await super().async_start_new_kernel_client()
             for name in ("shell", "iopub"):
                 slice_polls(getattr(kc, f"{name}_channel"), name, poll_slice_s, late_wakeups, where)
             return kc
