@@ -58,7 +58,9 @@ def test_the_probe_times_its_loop_while_the_watched_process_lives(tmp_path):
 
 def test_run_records_the_phase_and_passes_on_the_exit_code(tmp_path):
     log = tmp_path / "phases.json"
+    phase_times.probe_path(log).write_text("[1.0, 0.01]\n")  # an earlier run's samples
     assert phase_times.main(["start", str(log)]) == 0
+    assert phase_times.read_probe(log) == []
     assert phase_times.main(["run", str(log), "fails", "--", sys.executable, "-c", "raise SystemExit(3)"]) == 3
     assert phase_times.main(["run", str(log), "runs", "--", sys.executable, "-c", "pass"]) == 0
     phases = json.loads(log.read_text())["phases"]

@@ -16,8 +16,8 @@ the total over the book phase, the measure of issue 20 (make test within four cl
 The host's speed changes within a run on a shared machine (a fixed loop took 0.63 s in one hour and
 1.97 s in another), and the ratio with it: `probe`, started beside the phases, times a fixed loop's
 CPU time (not its wall time, which the phases' own load stretches) every few seconds, and the summary
-gives its median in the book phase and after it, so that a ratio moved by the host can be told from
-one moved by the tests.
+gives its median in the book phase and after it, so that a ratio moved by the cores' speed shows as
+such (the loop sees the cores' speed, not the memory's).
 """
 from __future__ import annotations
 
@@ -47,6 +47,7 @@ def _update(log: Path, change) -> dict:
 
 def start(log: Path) -> None:
     log.unlink(missing_ok=True)
+    probe_path(log).unlink(missing_ok=True)  # a probe that does not start leaves no old samples behind
     _update(log, lambda record: None)
 
 
