@@ -97,8 +97,8 @@ execute: $(STAMP)
 ## end (tests/conftest.py, AFTER_BUILDS, FILLER_S); the others run meanwhile, longest first (times of
 ## the last run, _build/test-times.json, or on a fresh clone tests/test-times.json). The last line
 ## gives each phase's time and the ratio of the total to the book's build (issue 20: at most 4x),
-## from book/_tools/phase_times.py, and the host's speed in the book phase and after it (a fixed loop
-## timed every 5 s while make runs: the host's speed changes within a run, and the ratio with it).
+## from book/_tools/phase_times.py, and the cores' speed in the book phase and after it (a fixed loop's
+## CPU time, every 5 s while make runs: on a shared host it changes within a run, and the ratio with it).
 PHASES := _build/phase-times.json
 PHASE = $(PY) book/_tools/phase_times.py run $(PHASES)
 test: $(STAMP) $(LAB_STAMP) $(LAB_KERNEL) $(STUDENT_ENV_STAMP) print-tools

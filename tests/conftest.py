@@ -3,9 +3,9 @@
 pytest-xdist's `--dist loadfile` keeps a file on one worker and by default hands out the files with
 the most tests first; the slowest files (the JupyterLab front end, the offline crawl) have few tests,
 so one of them could start last and run alone while the other worker idles. Here each run records
-how long each file took (setup, call and teardown of its tests, summed) in _build/test-times.json,
-and the next run collects the files longest first (and tells xdist to keep that order), as the
-book's executor starts the longest chapters first. A fresh clone has no such file and reads the times
+how long each file took (setup, call and teardown of its tests, summed; only for a file whose every
+test ran) in _build/test-times.json, and the next run collects the files longest first (and tells
+xdist to keep that order), as the book's executor starts the longest chapters first. A fresh clone has no such file and reads the times
 recorded in the repository (tests/test-times.json) instead; without either the order is xdist's own.
 Which tests run is not changed, only their order. Under `make test` (TX_AFTER_PHASES set), the test
 files that read the PDF, the slides or the student edition come last and wait for the phases that
