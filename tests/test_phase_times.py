@@ -24,7 +24,7 @@ def test_summary_gives_each_phase_the_side_by_side_group_the_total_and_the_ratio
 
 def test_summary_gives_the_hosts_speed_in_the_book_phase_and_after_it():
     """The probe's median loop time in the book phase and after it, their ratio, and the ratio the
-    total would have at the book phase's speed: here the loop takes 1.26x as long after the book, so
+    total would have at the book phase's core speed: here the loop takes 1.26x as long after the book, so
     the 182 s after it would have taken about 144 s: 3.89x a 50 s book instead of 4.64x."""
     t0 = 1000.0
     record = {"start": t0, "phases": [{"name": "book", "start": t0, "end": t0 + 50, "exit": 0},
@@ -32,8 +32,8 @@ def test_summary_gives_the_hosts_speed_in_the_book_phase_and_after_it():
     samples = [(t0 + 1, 0.010), (t0 + 20, 0.008), (t0 + 40, 0.009)]  # median 9 ms
     samples += [(t0 + 60, 0.0110), (t0 + 100, 0.0115), (t0 + 200, 0.0112), (t0 + 230, 0.0120)]  # 11.35 ms
     line = phase_times.summary(record, now=t0 + 232, samples=samples)
-    assert line.endswith("| ratio to book 4.64x | host speed, a fixed loop's CPU time (median): 9.0 ms in the book "
-                         "phase (3 samples), 11.3 ms after it (4), 1.26x; at the book phase's speed about 3.89x")
+    assert line.endswith("| ratio to book 4.64x | core speed, a fixed loop's CPU time (median): 9.0 ms in the book "
+                         "phase (3 samples), 11.3 ms after it (4), 1.26x; at the book phase's core speed about 3.89x")
     # without samples on both sides of the book's end, nothing is said of the speed
     assert phase_times.summary(record, now=t0 + 232, samples=samples[:3]).endswith("ratio to book 4.64x")
     assert phase_times.summary(record, now=t0 + 232, samples=[]).endswith("ratio to book 4.64x")

@@ -139,8 +139,8 @@ def read_probe(log: Path) -> list[tuple[float, float]]:
 
 def host_speed(phases: list[dict], samples: list[tuple[float, float]], total: float) -> str:
     """The probe's median loop time in the book phase and after it, and what the total would be
-    after the book at the book phase's speed (an estimate: it assumes every phase slows as the loop
-    does); empty without samples on both sides."""
+    after the book at the book phase's core speed (an estimate: it assumes every phase slows as the
+    loop does); empty without samples on both sides."""
     import statistics
 
     book = next((p for p in phases if p["name"] == "book"), None)
@@ -153,9 +153,9 @@ def host_speed(phases: list[dict], samples: list[tuple[float, float]], total: fl
     in_book, past_book = statistics.median(during), statistics.median(after)
     length = book["end"] - book["start"]
     scaled = length + (total - length) * in_book / past_book
-    return (f" | host speed, a fixed loop's CPU time (median): {1e3 * in_book:.1f} ms in the book phase "
+    return (f" | core speed, a fixed loop's CPU time (median): {1e3 * in_book:.1f} ms in the book phase "
             f"({len(during)} samples), {1e3 * past_book:.1f} ms after it ({len(after)}), "
-            f"{past_book / in_book:.2f}x; at the book phase's speed about {scaled / length:.2f}x")
+            f"{past_book / in_book:.2f}x; at the book phase's core speed about {scaled / length:.2f}x")
 
 
 def summary(record: dict, now: float, samples: list[tuple[float, float]] | None = None) -> str:
