@@ -79,7 +79,7 @@ def wait_for(log: Path, names: list[str], timeout_s: float = 1800, poll_s: float
 
 
 PROBE_EVERY_S = 5.0
-"""How often the probe times its loop: about 10 ms of one core each time, 0.2% of the machine."""
+"""How often the probe times its loop: about 10 ms of one core each time, 0.2% of one core."""
 
 
 def probe_path(log: Path) -> Path:
