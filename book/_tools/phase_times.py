@@ -137,7 +137,7 @@ def read_probe(log: Path) -> list[tuple[float, float]]:
     return samples
 
 
-def host_speed(phases: list[dict], samples: list[tuple[float, float]], total: float) -> str:
+def core_speed(phases: list[dict], samples: list[tuple[float, float]], total: float) -> str:
     """The probe's median loop time in the book phase and after it, and what the total would be
     after the book at the book phase's core speed (an estimate: it assumes every phase slows as the
     loop does); empty without samples on both sides."""
@@ -177,7 +177,7 @@ def summary(record: dict, now: float, samples: list[tuple[float, float]] | None 
     total = now - record["start"]
     book = [p["end"] - p["start"] for p in phases if p["name"] == "book"]
     ratio = f" | ratio to book {total / book[0]:.2f}x" if book and book[0] > 0 else ""
-    speed = host_speed(phases, samples, total) if samples else ""
+    speed = core_speed(phases, samples, total) if samples else ""
     return "make test phases: " + " | ".join(parts) + f" | total {total:.1f} s{ratio}{speed}"
 
 
