@@ -9,6 +9,7 @@ The edition is built from the main build when _build/student is missing; `make t
 from __future__ import annotations
 
 import functools
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -442,7 +443,8 @@ def test_no_rubric_and_no_teacher_module_in_the_student_folder(student):
     assert not found, "rubric text in the student folder: " + "; ".join(found[:10])
 
 
-STUDENT_PYTHON = Path("/work/main/.venv-student/bin/python")
+STUDENT_PYTHON = Path(os.environ.get("TX_STUDENT_VENV", ROOT / ".venv-student")) / "bin" / "python"
+"""The student environment's Python (`make student-env`; TX_STUDENT_VENV for another, as book/_tools/student_env.py)."""
 
 
 def test_check_and_show_parameters_work_from_the_student_folders_library(student):
