@@ -36,7 +36,7 @@ def test_the_rule_finds_a_fixed_checkout_path():
 
 
 def test_no_python_file_names_a_checkout_path():
-    files = python_files()
+    files = [path for path in python_files() if path.resolve() != Path(__file__).resolve()]  # not the examples above
     assert len(files) > 50, f"only {len(files)} Python files found under {ROOT}"
     found = [f"{path.relative_to(ROOT)}:{line}: {text!r}" for path in files
              for line, text in checkout_paths(path.read_text(encoding="utf-8"))]
