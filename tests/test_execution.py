@@ -27,6 +27,7 @@ from book_pages import ROOT
 
 sys.path.insert(0, str(ROOT / "book" / "_tools"))
 import execute_chapters as ex  # noqa: E402
+from phase_times import process_running  # noqa: E402
 
 CELL_TIMEOUT_S = 1  # the build waits 30 s for a cell; a stall shows the same way after one
 KERNEL_START_S = 10  # generous: only the kernel that never starts waits it out, with its own bound below
@@ -65,17 +66,7 @@ def pid_gone(pid: int, within_s: float = 5) -> bool:
     """Whether process `pid` has ended (or is a zombie) within `within_s` seconds."""
     deadline = time.monotonic() + within_s
     while True:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (FileNotFoundError, ProcessLookupError):
-            return True
-        except OSError:  # no /proc: ask the process
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                return True
-            state = "R"
-        if state in ("Z", "X"):
+        if not process_running(pid):
             return True
         if time.monotonic() > deadline:
             return False

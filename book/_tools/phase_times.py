@@ -102,20 +102,26 @@ def loop_cpu_seconds() -> float:
     return time.thread_time() - began
 
 
-def _alive(pid: int) -> bool:
-    """Whether process `pid` runs (one that has exited but not been waited for, a zombie, does not)."""
+def process_running(pid: int) -> bool:
+    """Whether process `pid` runs: one that has exited but not been waited for (a zombie) does not.
+    Read from /proc/<pid>/stat; without /proc, whether the process can be signalled."""
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
+    except (FileNotFoundError, ProcessLookupError, IndexError):
         return False
+    except OSError:  # no /proc: ask the process
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
     return state not in ("Z", "X")
 
 
 def probe(log: Path, watched: int, every_s: float = PROBE_EVERY_S) -> None:
     """Append [time, loop CPU seconds] to probe_path(log) every `every_s` while process `watched` lives."""
-    out = probe_path(log)
-    out.unlink(missing_ok=True)
-    while _alive(watched):
+    out = probe_path(log)  # `start` has removed the last run's samples
+    while process_running(watched):
         with open(out, "a") as f:
             f.write(json.dumps([time.time(), loop_cpu_seconds()]) + "\n")
         time.sleep(every_s)
