@@ -19,14 +19,16 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable
 
 from .costs import Costs
-from .engine import MODULATORS, mask_rows
+from .engine import MODULATORS
 from .errors import LedgerError
 from .layers import OPTICAL_CLASSES, LineItem
+from .masks import mask_rows
+from .run import run_policy
 from .settings import Device, Settings
 from .shares import amdahl, share
-from .step import step_items
+from .step import BLOCK_LAYERS, step_items
 from .table import StepRow, make_settings, step_row, summarize
-from .timing import kernel_of
+from .timing import KERNELS, kernel_of
 
 HEADLINE = ("step_share", "amdahl", "weight_mask_s", "data_mask_s")
 """The four headline figures every row reports."""
@@ -258,7 +260,6 @@ class _Sums:
     """Running sums of one step's items: FLOPs, optical FLOPs, FLOPs by kernel kind, mask values."""
 
     def __init__(self) -> None:
-        from .timing import KERNELS
         self.kf, self.okf = dict.fromkeys(KERNELS, 0.0), dict.fromkeys(KERNELS, 0.0)
         self.step = self.opt = self.wv = self.dv = 0.0
         self.ws: list = []
@@ -305,9 +306,6 @@ def _count_policies(s: Settings, variations: Iterable[str], policies) -> list[_C
     recomputing U's spectrum adds nothing under full recompute. Equal to `_count` with the switches set
     (a test holds them together); one weighted sum per policy instead of a new ledger.
     """
-    from .run import run_policy
-    from .step import BLOCK_LAYERS
-    from .timing import KERNELS, kernel_of
     plain = replace(s, recompute="none", filter_build="step")
     items = variation_items(plain, step_items(plain), variations)
     builds = run_policy(replace(plain, filter_build="micro-batch")).filter_builds

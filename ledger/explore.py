@@ -16,6 +16,7 @@ from typing import Any
 
 from .engine import MODULATORS
 from .errors import LedgerError
+from . import figures
 from .figures import CLASS_COLORS  # the book's one palette (the JavaScript explorer's CSS uses the same four)
 from .layers import CLASSES, OPTICAL_CLASSES, PHASES
 from .settings import VARIANTS
@@ -193,8 +194,6 @@ def figure_image(row: StepRow | None = None, by_phase: dict | None = None, **par
     """The static figure as an IPython Image for `display` or `myst_nb.glue`, its alt text (`figure_alt`) in the
     output metadata as `ledger.figures.show` writes it, which book/_ext/figure_alt.py puts on the page's <img>."""
     from IPython.display import Image
-
-    from . import figures
 
     full = {**DEFAULTS, **params}
     row = step_row(**full) if row is None else row

@@ -18,6 +18,9 @@ Recomputation (Settings.recompute = "full") runs the kernel's forward again befo
 on top of any recompute the kernel does itself. The Hyena long convolutions, the projections, the
 MLP and the LM head execute what the model count says, so only the attention core changes here.
 Hardware FLOPs do not follow `Costs.causal_attention`, a counting convention: they follow the kernel.
+
+A view (docs/layout.md): `hardware_items` and `hardware_flops_of` read a step's line items; the functions
+that take settings and overrides build those items once themselves.
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ from typing import Any, Iterable
 
 from .errors import LedgerError
 from .layers import RECOMPUTE, LineItem
-from .settings import ATTENTION_KERNELS, Settings
+from .settings import ATTENTION_KERNELS, Settings, make_settings
 from .step import step_items
 
 KERNEL_RECOMPUTE_OP = "attention: Q K^T recomputed by the kernel's backward"
@@ -143,7 +146,6 @@ def hardware_flops(settings: Settings | None = None, **overrides: Any) -> float:
 
     E.g. hardware_flops(variant="transformer", seq_len=32768, attention_kernel="flash-causal").
     """
-    from .table import make_settings
     s = make_settings(settings, **overrides)
     return hardware_flops_of(s, step_items(s))
 
@@ -151,13 +153,11 @@ def hardware_flops(settings: Settings | None = None, **overrides: Any) -> float:
 def kernel_recompute_flops(settings: Settings | None = None, **overrides: Any) -> float:
     """FLOPs a flash kernel's backward spends recomputing QK^T in one step (0 for dense): the
     recomputation FlashAttention does on its own, whatever the recompute policy."""
-    from .table import make_settings
     s = make_settings(settings, **overrides)
     return sum(i.flops for i in attention_core_items(s) if i.op == KERNEL_RECOMPUTE_OP)
 
 
 def model_flops(settings: Settings | None = None, **overrides: Any) -> float:
     """Model FLOPs of one step (PaLM): the ledger's count without recomputation, whatever the kernel."""
-    from .table import make_settings
     s = make_settings(settings, **overrides)
     return sum(i.flops for i in step_items(replace(s, recompute="none")))

@@ -1,7 +1,7 @@
 """Costs a FLOP share does not show, per optimizer step: conversions in and out of the optics,
 the precision a gradient asks for, and (from masks.py) the mask rewrites.
 
-Conversions (counted by ledger.engine.conversions, re-exported here). Every optical transform takes
+Conversions (counted by ledger.boundary.conversions, re-exported here). Every optical transform takes
 its input from the digital side and hands its output back. The count is in real numbers (scalars a
 converter handles; a complex bin is two). A long convolution's input is S samples (the zero padding to
 n = 2S is dark pixels, no conversion) and only its first S outputs are kept; a circulant block is b
@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from .engine import (BLOCK_SUMS, MODES, WEIGHT_GRADIENTS, Conversions, conversions,  # noqa: F401 (re-exported)
+from .boundary import (BLOCK_SUMS, MODES, WEIGHT_GRADIENTS, Conversions, conversions,  # noqa: F401 (re-exported)
                      feeds_weight_gradient, transform_size)
 from .errors import LedgerError, check_positive_number
 from .settings import Settings

@@ -1,7 +1,8 @@
 """Holding the masks: frames and seconds to write every mask of a step, and the digital step time.
 
 Frames and seconds come from the engine (ledger.engine.Engine): its modulator mode's frame rate and
-values per pixel, and its Fourier-plane layout (packed, or one spectrum per row).
+values per pixel, and its Fourier-plane layout (packed, or one spectrum per row). A view
+(docs/layout.md): it reads a step's line items and the engine, and builds nothing.
 """
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable
 
-from .engine import Engine, mask_rows
+from .engine import Engine
 from .layers import LineItem
 
 
@@ -29,6 +30,18 @@ def frames(values: float, device: Engine) -> int:
     """Whole frames needed to write `values` complex values packed: ceil(values / values per frame)
     (layout "packed"; mask_budget counts rows for layout "rows")."""
     return math.ceil(values / device.values_per_frame) if values > 0 else 0
+
+
+def mask_rows(items: Iterable[LineItem], engine: Engine) -> float:
+    """Rows the items' masks occupy in layout "rows": every spectrum starts a row of its own, and one
+    longer than a row continues on the next ones (as if the Fourier plane were folded over rows or tiled
+    from several devices: the count prices the pixels, not the optics that would fold it)."""
+    total = 0.0
+    for i in items:
+        if i.mask_values > 0:
+            spectra = i.mask_values / i.mask_len
+            total += spectra * engine.rows_for(i.mask_len)
+    return total
 
 
 def mask_budget(items: Iterable[LineItem], device: Engine) -> MaskBudget:

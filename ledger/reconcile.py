@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .errors import LedgerError
+from .hardware import hardware_flops
 from .layers import RECOMPUTE, LineItem
 from .settings import RECOMPUTE_MODES, Settings
 from .shapes import LLAMA3_8B, ModelShape
@@ -315,7 +316,6 @@ def ledger_hardware_flops(source: str, seq_len: int, step_tokens: int = STEP_TOK
     """FLOPs the kernels execute in one step of the book's model for `source`'s row: its variant with
     Llama-3-8B's shape, its recompute switch, the attention core as `attention_kernel` runs it (default:
     Settings' default, causal FlashAttention). Set beside the row's model count (ledger_step_flops)."""
-    from .hardware import hardware_flops
     spec = SOURCES.get(source)
     if spec is None:
         raise LedgerError(f"source {source!r}: allowed are {', '.join(SOURCES)}")

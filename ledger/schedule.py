@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from .errors import LedgerError, check_positive_int, check_positive_number
 from .masks import mask_budget
-from .run import held_for_backward
+from .memory import held_for_backward
 from .settings import Settings
 from .step import step_items
 
@@ -95,7 +95,7 @@ class ScheduleCost:
     """Activations held at a layer boundary: micro_batch sequences."""
     backward_bytes: float = 0.0
     """Held from the forward to the backward pass for the micro-batch under the run policy: every layer's
-    input and the input spectra live at the peak (ledger.run.held_for_backward)."""
+    input and the input spectra live at the peak (ledger.memory.held_for_backward)."""
 
     @property
     def order(self) -> str:

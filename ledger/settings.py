@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .costs import Costs
 from .engine import Engine
@@ -158,3 +159,32 @@ def check_block(block, shape: ModelShape) -> None:
             raise LedgerError(
                 f"block = {block} does not divide the {name} ({rows} x {cols}): "
                 f"choose a common divisor of {shape.hidden} and {shape.intermediate}")
+
+
+DEVICE_FIELDS = tuple(Engine.__dataclass_fields__)
+COST_FIELDS = tuple(Costs.__dataclass_fields__)
+SETTINGS_FIELDS = tuple(Settings.__dataclass_fields__)
+
+
+def make_settings(settings: Settings | None = None, **overrides: Any) -> Settings:
+    """Settings with fields, engine figures or cost conventions overridden by keyword.
+
+    A new `modulator` brings its own frame rate and values per pixel: overrides of those are kept only
+    when passed in the same call.
+    """
+    s = settings or Settings()
+    device = {k: overrides.pop(k) for k in list(overrides) if k in DEVICE_FIELDS}
+    costs = {k: overrides.pop(k) for k in list(overrides) if k in COST_FIELDS}
+    unknown = [k for k in overrides if k not in SETTINGS_FIELDS]
+    if unknown:
+        allowed = ", ".join(SETTINGS_FIELDS + DEVICE_FIELDS + COST_FIELDS)
+        raise LedgerError(f"unknown setting {unknown[0]!r}: allowed are {allowed}")
+    if device:
+        base = overrides.get("device", s.device)
+        if "modulator" in device:
+            device.setdefault("frame_rate", None)
+            device.setdefault("values_per_pixel", None)
+        overrides["device"] = replace(base, **device)
+    if costs:
+        overrides["costs"] = replace(overrides.get("costs", s.costs), **costs)
+    return replace(s, **overrides) if overrides else s

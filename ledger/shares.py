@@ -5,7 +5,7 @@ import math
 from collections import defaultdict
 from typing import Iterable
 
-from .errors import check_speedup
+from .errors import LedgerError, check_speedup
 from .layers import ALL_PHASES, CLASSES, OPTICAL_CLASSES, RECOMPUTE, STATIC_CLASSES, LineItem
 
 BACKWARD_PHASES = ("dX", "dW")
@@ -72,7 +72,6 @@ def gain_fraction(fraction: float, speedup: float) -> float:
     """
     s = check_speedup(speedup)
     if not 0 < fraction < 1:
-        from .errors import LedgerError
         raise LedgerError(f"fraction = {fraction!r}: must lie strictly between 0 and 1")
     return (1 - 1 / s) * (1 - fraction) / ((1 - fraction) + fraction / s)
 
@@ -84,7 +83,6 @@ def gain_fraction_of_limit(fraction: float, speedup: float) -> float:
     """
     s = check_speedup(speedup)
     if s <= 1:
-        from .errors import LedgerError
         raise LedgerError(f"optical_speedup = {speedup!r}: must exceed 1 (at s = 1 there is no gain to reach)")
     return gain_fraction(fraction, s) / (1 - 1 / s)
 
@@ -97,7 +95,6 @@ def largest_share_within(speedup: float, tolerance: float = 0.1) -> float:
     """
     s = check_speedup(speedup)
     if not 0 < tolerance < 1:
-        from .errors import LedgerError
         raise LedgerError(f"tolerance = {tolerance!r}: must lie strictly between 0 and 1")
     if math.isinf(s):
         return 1.0

@@ -1,10 +1,16 @@
-"""A variant as a stack of layers: the line items of one whole optimizer step."""
+"""A variant as a stack of layers: the line items of one whole optimizer step.
+
+The middle of the core (docs/layout.md): `step_items(settings)` is the one place the step's line items
+are computed, from the descriptions below (settings, its run policy) and the layer kinds of
+ledger.layers; every view above reads the list it returns.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
 from .layers import (RECOMPUTE, LineItem, attention_scores, circulant_matrix, dense_matrix, embedding,
                      hyena_mixing, long_convolutions)
+from .run import run_policy
 from .settings import Settings, circulant_matrices
 
 BLOCK_LAYERS = ("attention", "hyena", "mlp")
@@ -118,6 +124,5 @@ def step_items(s: Settings) -> list[LineItem]:
 
 def per_micro_batch(s: Settings, items: list[LineItem]) -> list[LineItem]:
     """A real run's placement: every per-step transform once per micro-batch per data-parallel rank."""
-    from .run import run_policy
     builds = run_policy(s).filter_builds
     return [replace(i, count=i.count * builds, flops=i.flops * builds) if i.per == "step" else i for i in items]

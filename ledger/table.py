@@ -1,18 +1,19 @@
-"""One row of the training-step table: the group-bys of one step ledger, in the JSON contract's keys."""
+"""One row of the training-step table: the group-bys of one step ledger, in the JSON contract's keys.
+
+A view (docs/layout.md): `step_row` builds the step's line items once, and every figure of its row is
+read from that one list by the views below it (shares, masks, hardware FLOPs).
+"""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from .errors import LedgerError
-from .layers import LineItem
-from .masks import digital_step_seconds, mask_budget
-from .settings import Device, Settings  # Device is ledger.engine.Engine
-from .costs import Costs
-from .shares import amdahl, flops_by_pass, optical, share, static
-from .layers import RECOMPUTE
-from .step import matrix_params, step_items
 from .hardware import hardware_flops_of
+from .layers import RECOMPUTE, LineItem
+from .masks import digital_step_seconds, mask_budget
+from .settings import Device, Settings, make_settings  # noqa: F401 (Device is ledger.engine.Engine; make_settings re-exported)
+from .shares import amdahl, flops_by_pass, optical, share, static
+from .step import matrix_params, step_items
 
 
 @dataclass(frozen=True)
@@ -121,38 +122,5 @@ def step_row(settings: Settings | None = None, **overrides: Any) -> StepRow:
     may the switches recompute ("none" | "full"), attention_kernel ("dense" | "flash" | "flash-causal"),
     attention_tile, mask_spectrum ("one-sided" | "two-sided") and optical_speedup.
     """
-    return summarize(*_settings_and_items(settings, **overrides))
-
-
-def _settings_and_items(settings: Settings | None = None, **overrides: Any) -> tuple[Settings, list[LineItem]]:
     s = make_settings(settings, **overrides)
-    return s, step_items(s)
-
-
-DEVICE_FIELDS = tuple(Device.__dataclass_fields__)
-COST_FIELDS = tuple(Costs.__dataclass_fields__)
-SETTINGS_FIELDS = tuple(Settings.__dataclass_fields__)
-
-
-def make_settings(settings: Settings | None = None, **overrides: Any) -> Settings:
-    """Settings with fields, engine figures or cost conventions overridden by keyword.
-
-    A new `modulator` brings its own frame rate and values per pixel: overrides of those are kept only
-    when passed in the same call.
-    """
-    s = settings or Settings()
-    device = {k: overrides.pop(k) for k in list(overrides) if k in DEVICE_FIELDS}
-    costs = {k: overrides.pop(k) for k in list(overrides) if k in COST_FIELDS}
-    unknown = [k for k in overrides if k not in SETTINGS_FIELDS]
-    if unknown:
-        allowed = ", ".join(SETTINGS_FIELDS + DEVICE_FIELDS + COST_FIELDS)
-        raise LedgerError(f"unknown setting {unknown[0]!r}: allowed are {allowed}")
-    if device:
-        base = overrides.get("device", s.device)
-        if "modulator" in device:
-            device.setdefault("frame_rate", None)
-            device.setdefault("values_per_pixel", None)
-        overrides["device"] = replace(base, **device)
-    if costs:
-        overrides["costs"] = replace(overrides.get("costs", s.costs), **costs)
-    return replace(s, **overrides) if overrides else s
+    return summarize(s, step_items(s))

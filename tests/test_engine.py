@@ -11,8 +11,8 @@ from hypothesis import given, settings as hsettings, strategies as st
 
 import ledger
 from ledger import LedgerError, step_row
-from ledger.engine import (DMD_BINARY_RATE_HZ, MODULATORS, REFUSED_MODULATORS, Engine, conversions,
-                           feeds_weight_gradient)
+from ledger.boundary import conversions, feeds_weight_gradient
+from ledger.engine import DMD_BINARY_RATE_HZ, MODULATORS, REFUSED_MODULATORS, Engine
 from ledger.hidden_costs import hidden_costs
 from ledger.table import make_settings
 

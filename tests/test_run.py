@@ -1,10 +1,11 @@
-"""The run policy (ledger.run): step tokens, recompute, micro-batches per rank, where filters are built."""
+"""The run policy (ledger.run) and what it does (ledger.memory, ledger.run_effects): step tokens, recompute, micro-batches per rank, where filters are built."""
 import pytest
 
 import ledger
 from ledger.errors import LedgerError
-from ledger.run import (PUBLISHED_STEP_TOKENS, held_for_backward, mask_amortisation, real_run_extra_flops,
-                        run_policy)
+from ledger.memory import held_for_backward
+from ledger.run import PUBLISHED_STEP_TOKENS, run_policy
+from ledger.run_effects import mask_amortisation, real_run_extra_flops
 from ledger.schedule import held_activations, schedule_cost
 
 S = ledger.Settings
@@ -88,7 +89,7 @@ def test_cli_run_policy_flags(capsys):
 
 def test_activation_values_follow_the_convention():
     """Per token per layer: two norm inputs (2h), the mixer (attention 3h + 2 kv; Hyena 6h), the MLP (4f)."""
-    from ledger.run import activation_values_per_token
+    from ledger.memory import activation_values_per_token
     s = ledger.Settings(variant="hyena2", seq_len=4096)
     h, kv, f = 4096, 8 * 128, 14336  # Llama 3 8B: 8 key/value heads of 128
     assert activation_values_per_token(s, "hyena") == 2 * h + 6 * h + 4 * f
@@ -98,7 +99,7 @@ def test_activation_values_follow_the_convention():
 
 
 def test_rank_activations_follow_the_run_policy():
-    from ledger.run import activation_values_per_token, rank_activations
+    from ledger.memory import activation_values_per_token, rank_activations
     s = ledger.Settings(variant="hyena2", seq_len=4096)
     none = rank_activations(s)
     tokens = 1_048_576 / 64  # one micro-batch per GPU

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..spectral import spectral_checks
 from . import claim
+from .ch10_assumptions import fft_length_switch
 
 CH = "02_correlation"
 LENGTHS = (16, 100, 256, 1000, 4096)
@@ -24,6 +25,5 @@ def _rounding() -> bool:
        "power-of-two rate: the switch shows the count difference, not a cheaper realistic transform.",
        "S = 4,096, the default fft_constant")
 def _fft_length_switch_prime() -> bool:
-    from .ch10_assumptions import fft_length_switch
     f = fft_length_switch(4096)
     return f["odd_prime"] and (f["n_odd"], f["n_even"]) == (8191, 8192)

@@ -4,6 +4,9 @@ from __future__ import annotations
 from ..shares import gain_fraction, gain_fraction_of_limit, largest_share_within
 from ..table import step_row
 from . import claim
+from ..assumptions import GPU_TIME_SHARE, figures
+from ..breakdown import long_conv_channel, matrix
+from ..settings import Settings
 
 CH = "05_amdahl_table"
 HYENA_VARIANTS = ("hyena2", "hybrid", "hyena2_circulant")
@@ -26,7 +29,6 @@ LARGE_SHARES_NOTE = "the block-64 step share of chapter 04 and the GPU-time shar
 
 def large_shares() -> dict[str, float]:
     """The larger shares the book prints elsewhere: block-circulant Hyena-2 at 4,096 with b = 64, and its GPU-time share."""
-    from ..assumptions import GPU_TIME_SHARE, figures
     return {"block64_step": step_row(variant="hyena2_circulant", seq_len=4096, block=64).step_share,
             "gpu_time_step": figures(variant="hyena2_circulant", seq_len=4096,
                                      variations=[GPU_TIME_SHARE])["step_share"]}
@@ -111,8 +113,6 @@ def _hybrid_below() -> bool:
        "forward's) while a dense matrix's backward pass doubles (2.00 times its forward to two decimals).",
        "one hyena2 channel and the mlp up matrix at S = 2,048, 4,096 and 8,192, recompute none")
 def _channel_backward() -> bool:
-    from ..breakdown import long_conv_channel, matrix
-    from ..settings import Settings
     for n in (2048, 4096, 8192):
         s = Settings(variant="hyena2", seq_len=n)
         ch = long_conv_channel(s)

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 from ..engine import MODULATORS, Engine
-from ..table import step_row
+from ..table import make_settings, step_row
 from . import claim
+from ..masks import weight_mask_split
+from ..step import step_items
 
 CHAPTER = "06_masks"
 MASKED = ("hyena2", "hybrid", "hyena2_circulant")
@@ -74,9 +76,6 @@ def _frames_grow() -> bool:
        "values, so its weight masks take within 2% of Hyena-2's time.",
        "S = 4,096, every modulator mode, layout packed")
 def _circulant_worse() -> bool:
-    from ..masks import weight_mask_split
-    from ..step import step_items
-    from ..table import make_settings
     split = weight_mask_split(step_items(make_settings(variant="hyena2_circulant", seq_len=4096)))
     if not 0 < split["blocks"] < 0.02 * split["filters"]:
         return False

@@ -1,7 +1,10 @@
 """Claims of chapter 07 (layer-major order, the run policy's memory)."""
 from __future__ import annotations
 
-from ..run import held_for_backward, real_run_extra_flops, run_policy
+from ..hidden_costs import hidden_costs
+from ..memory import activation_values_per_token, held_for_backward, rank_activations
+from ..run import run_policy
+from ..run_effects import real_run_extra_flops
 from ..schedule import schedule_sweep
 from ..settings import Settings
 from ..table import step_row
@@ -68,7 +71,6 @@ def _no_order() -> bool:
        "counting only the numbers written in (values_in), not those read out by detectors.",
        "hyena2 at S = 2,048, 4,096 and 8,192, fused conversions (U and G read out), the default engine")
 def _shared() -> bool:
-    from ..hidden_costs import hidden_costs
     out = []
     for n in SEQ_LENS:
         s = Settings(variant="hyena2", seq_len=n)
@@ -84,7 +86,6 @@ def _shared() -> bool:
        "hyena2 at S = 2,048, 4,096 and 8,192, fused conversions (U and G read out); 'about three quarters' is "
        "0.70 to 0.80 of values_in + values_out")
 def _fused_mostly_out() -> bool:
-    from ..hidden_costs import hidden_costs
     fractions = [hidden_costs(Settings(variant="hyena2", seq_len=n), mode="fused").conversions
                  for n in SEQ_LENS]
     return all(0.70 <= c.values_out / c.values <= 0.80 for c in fractions)
@@ -95,9 +96,8 @@ def _fused_mostly_out() -> bool:
        "backward pass, and a GPU's activations alone exceed its 80 GB of HBM; full recomputation brings them "
        "under a tenth of it, and two micro-batches halve them.",
        "hyena2 and hyena2_circulant at S = 2,048, 4,096 and 8,192, 1,048,576 tokens per step, 64 GPUs, bf16, "
-       "ledger.run.ACTIVATION_CONVENTION")
+       "ledger.memory.ACTIVATION_CONVENTION")
 def _default_does_not_fit() -> bool:
-    from ..run import activation_values_per_token, rank_activations
     for v in ("hyena2", "hyena2_circulant"):
         for n in SEQ_LENS:
             s = Settings(variant=v, seq_len=n)

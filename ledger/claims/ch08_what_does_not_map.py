@@ -4,8 +4,9 @@ from __future__ import annotations
 import math
 
 from ..breakdown import nonlinear_values, what_stays_digital
-from ..engine import MODULATORS, conversions
-from ..hidden_costs import hidden_costs, optimizer_flops
+from ..boundary import conversions
+from ..engine import MODULATORS
+from ..hidden_costs import hidden_costs, optimizer_flops, well_electrons
 from ..settings import VARIANTS
 from ..step import step_items
 from ..table import make_settings, step_row
@@ -124,7 +125,6 @@ def _recompute() -> bool:
        "Hyena-2 (terms per sequence) and block-circulant (terms per token) at S = 2,048, 4,096 and 8,192, bf16, "
        "ENOB 8; the 4 and 10 bits at S = 4,096")
 def _analog() -> bool:
-    from ..hidden_costs import well_electrons
     for v in ("hyena2", "hyena2_circulant"):
         for s in LENGTHS:
             p = hidden_costs(make_settings(variant=v, seq_len=s)).precision

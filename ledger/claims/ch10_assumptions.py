@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..assumptions import HEADLINE_SEQ_LEN, HEADLINE_VARIANT, assumptions_table, joint_view
 from ..table import step_row
 from . import claim
+from ..settings import Settings
 
 CH = "10_assumptions"
 GRID = "the joint grid: every combination of every alternative of the assumptions table, S = 4,096"
@@ -67,7 +68,6 @@ def _is_prime(n: int) -> bool:
 def fft_length_switch(seq_len: int = HEADLINE_SEQ_LEN) -> dict:
     """What the FFT-length switch changes at one S: the two lengths, their one-sided bins, whether 2S-1 is
     prime, and the FLOPs the ledger prices each at (fft_constant * n * log2 n, power-of-two rate for both)."""
-    from ..settings import Settings
     even, odd = (Settings(seq_len=seq_len, fft_length=f) for f in ("2S", "2S-1"))
     n_even, n_odd = even.fft_len, odd.fft_len
     return {"n_even": n_even, "n_odd": n_odd, "bins_even": even.costs.bins(n_even),

@@ -1,9 +1,11 @@
 """Chapter 11's checked sentences on FlashAttention: hardware FLOPs against the model count."""
 from __future__ import annotations
 
-from .. import hardware
+from .. import hardware, reconcile
 from ..table import make_settings
 from . import claim
+from ..article import recompute_flops
+from ..step import step_items
 
 CHAPTER = "11_flops_per_token"
 LENGTHS = tuple(2 ** k for k in range(9, 18))  # 512 .. 131,072
@@ -41,8 +43,6 @@ def _fifth_below() -> bool:
        "The QK^T a flash kernel recomputes is half of what selective recomputation of QK^T and AV runs again.",
        "transformer and hybrid, S = 512 to 131,072, attention_kernel = flash")
 def _half_selective() -> bool:
-    from ..article import recompute_flops
-    from ..step import step_items
     out = []
     for v in ("transformer", "hybrid"):
         for s in LENGTHS:
@@ -57,7 +57,6 @@ def _half_selective() -> bool:
        "QK^T and AV, and more than Megatron-LM's 2025 count, which halves them for the causal mask.",
        "transformer (Llama-3-8B), S = 1,024 to 131,072 (powers of two), tiles of 64, 128 and 256")
 def _between_counts() -> bool:
-    from .. import reconcile
     out = []
     for s in LENGTHS:
         if s < 1024:

@@ -10,6 +10,7 @@ from ..settings import Settings
 from ..step import step_items
 from ..timing import flops_by_kernel, time_shares
 from . import claim
+from ..exercises.part2 import ILLUSTRATIVE_BANDWIDTH, ILLUSTRATIVE_PEAK
 
 CHAPTER = "16_measured"
 VARIANTS = ("hyena2", "hyena2_circulant", "hybrid")
@@ -55,7 +56,6 @@ def slower_kernels_raise_share() -> bool:
        "rFFT of 8,192 points; the q projection on 256 tokens; chapter 12's illustrative accelerator "
        "(1,000 TFLOP/s, 3.35 TB/s), bf16 (2 bytes) for the FFT's elements")
 def fft_below_accelerator_ridge() -> bool:
-    from ..exercises.part2 import ILLUSTRATIVE_BANDWIDTH, ILLUSTRATIVE_PEAK
     fft = article.fft_intensity(8192)
     matmul = article.arithmetic_intensity(256, 4096, 4096)
     ridge = article.ridge_point(ILLUSTRATIVE_PEAK, ILLUSTRATIVE_BANDWIDTH)

@@ -5,14 +5,18 @@ number; an explanation part is the exercise's label with `-why`. The labels are 
 from __future__ import annotations
 
 from .. import hidden_costs as _hidden
-from .. import schedule as _schedule
-from ..passes import long_conv_per_channel, valid_blocks
+from .. import assumptions, schedule as _schedule
+from ..passes import group_by_kind, long_conv_per_channel, valid_blocks
 from ..settings import Settings
 from ..shapes import LLAMA3_8B
 from ..shares import group_flops
 from ..step import step_items
 from ..table import make_settings, step_row
 from .registry import explained, numeric
+from ..spectral import check_length
+from ..explore import DEFAULTS
+from ..breakdown import per_step_terms
+from ..engine import MODULATORS
 
 
 def _pct(value: float) -> float:
@@ -38,7 +42,6 @@ explained("intro-bigger-step-why")
 
 # 01 The 6N rule, reproduced
 def _attention_over_rest(seq_len: int) -> float:
-    from ..passes import group_by_kind
     kinds = group_by_kind(step_items(make_settings(variant="transformer", seq_len=seq_len)))
     return kinds["attention scores"] / (sum(kinds.values()) - kinds["attention scores"])
 
@@ -74,7 +77,6 @@ def _channel_backward_transform_share(seq_len: int = 8192) -> float:
 
 
 def _fd_growth() -> float:
-    from ..spectral import check_length
     return check_length(1000, fd_step=1e-6).input_grad_vs_fd / check_length(1000).input_grad_vs_fd
 
 
@@ -342,13 +344,10 @@ explained("not-map-lm-head-why")
 
 # 09 The explorer in Jupyter
 def _explorer_row(**overrides):
-    from ..explore import DEFAULTS
     return step_row(**{**DEFAULTS, **overrides})
 
 
 def _share_limit() -> float:
-    from ..breakdown import per_step_terms
-    from ..explore import DEFAULTS
     settings = make_settings(**DEFAULTS)
     row = _explorer_row()
     once = per_step_terms(step_items(settings)).flops
@@ -393,7 +392,6 @@ numeric("assumptions-two-switches", _two_switch_ratio, rel_tol=0.005,
 
 
 def _two_switch_prediction() -> float:
-    from ..engine import MODULATORS
     return 2 * 16 * MODULATORS["ideal"].frame_rate_hz / MODULATORS["dmd-superpixel"].frame_rate_hz
 
 
@@ -404,7 +402,6 @@ explained("assumptions-two-switches-why")
 def _jointly_best(speedup: float | None = None) -> dict[str, float]:
     """The block-circulant model's figures at 4,096 tokens under the combination of alternatives that gives it its
     highest Amdahl bound in the joint view (chapter 10), at `speedup` (None: an infinitely fast engine)."""
-    from .. import assumptions
     best = assumptions.joint_view(4096).get("hyena2_circulant", "amdahl").high_combination
     rows = [assumptions.by_name(name) for name in best]
     extra = {} if speedup is None else {"optical_speedup": speedup}

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import math
 
-from .. import article, reconcile
+from .. import article, hardware, reconcile
 from ..settings import Settings
 from ..shapes import LLAMA3_8B
 from ..step import step_items
 from .registry import exercise_parts, explained, model_shape, numeric
+from ..table import step_row
+from ..passes import long_conv_per_channel
+from ..timing import time_shares
 
 
 def _step(variant: str, seq_len: int, **kw) -> float:
@@ -123,7 +126,6 @@ def _fpt_small_approx(seq_len: int = 2048) -> float:
 
 
 def _fpt_flash(seq_len: int = 65536, attention_kernel: str = "flash-causal") -> float:
-    from .. import hardware
     s = Settings(variant="transformer", seq_len=seq_len, attention_kernel=attention_kernel, attention_tile=128)
     return 100 * (hardware.hardware_flops(s) / hardware.model_flops(s) - 1)
 
@@ -203,7 +205,6 @@ def _bisect(f, lo: float, hi: float, steps: int = 60) -> float:
 def _am_vocab(block: int = 256, seq_len: int = 2048) -> float:
     """The smallest vocabulary at which Llama-3.2-1B's circulant share no longer exceeds TinyLlama-1.1B's."""
     from dataclasses import replace
-    from ..table import step_row
     l32, tiny = _config("Llama-3.2-1B"), _config("TinyLlama-1.1B")
     target = step_row(variant="hyena2_circulant", seq_len=seq_len, shape=tiny, block=block).step_share
 
@@ -218,7 +219,6 @@ def _am_vocab(block: int = 256, seq_len: int = 2048) -> float:
 
 
 def _am_long(seq_len: int = 16384) -> float:
-    from ..table import step_row
     return 100 * step_row(variant="hyena2", seq_len=seq_len, shape=_config("SmolLM-135M")).step_share
 
 
@@ -229,7 +229,6 @@ explained("am-vocab-why")
 def _am_long_fft(seq_len: int = 16384) -> float:
     """How many times the FLOPs per token of SmolLM-135M's per-sequence long-convolution transforms at
     `seq_len` exceed those at 2,048 tokens (FFT length 2S: log2(2S)/log2(4,096))."""
-    from ..passes import long_conv_per_channel
 
     def per_token(s: int) -> float:
         per_channel = long_conv_per_channel(Settings(variant="hyena2", seq_len=s, shape=_config("SmolLM-135M")))
@@ -252,7 +251,6 @@ def _slowed_rates(factor: float) -> dict[str, float]:
 
 
 def _circulant_time_share(factor: float, seq_len: int = 4096) -> float:
-    from ..timing import time_shares
     return time_shares(step_items(Settings(variant="hyena2_circulant", seq_len=seq_len)),
                        _slowed_rates(factor))["time_share"]
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
 from ..errors import LedgerError
+from ..shapes import LLAMA3_8B, ModelShape
 
 MAX_CLOSE_FACTOR = 5.0
 """The "close" band is at most this many times the tolerance: a close answer is nearly right."""
@@ -318,7 +319,6 @@ def model_shape(name: str):
     """The ModelShape of a model an exercise names: Llama-3-8B (the book's) or a shipped
     configuration of data/configs (Llama-3.2-1B, TinyLlama-1.1B, SmolLM-135M)."""
     from pathlib import Path
-    from ..shapes import LLAMA3_8B, ModelShape
     if name == LLAMA3_8B.name:
         return LLAMA3_8B
     return ModelShape.from_hf_config(Path(__file__).resolve().parents[2] / "data" / "configs" / name / "config.json")
