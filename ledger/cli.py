@@ -11,7 +11,7 @@ from typing import Sequence
 from .errors import LedgerError
 from .report import DEFAULT_SEQ_LENS, results_json, results_markdown
 from .run import FILTER_BUILDS
-from .engine import LAYOUTS, MODULATORS, READOUTS, REFUSED_MODULATORS
+from .engine import LAYOUTS, MASK_OVERLAPS, MODULATORS, READOUTS, REFUSED_MODULATORS
 from .settings import ATTENTION_KERNELS, FFT_LENGTHS, MASK_SPECTRA, RECOMPUTE_MODES, VARIANTS, Device, Settings
 from .shapes import ModelShape
 from .costs import Costs
@@ -143,7 +143,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "default) or intensity (1 sample of |y|^2, sign lost)")
     p.add_argument("--gpus", type=_positive_float, default=dev.gpus, help="GPUs of the digital step (default: 64)")
     p.add_argument("--gpu-flops", type=_positive_float, default=dev.gpu_flops, metavar="FLOPS",
-                   help="sustained FLOP/s per GPU (default: 4e14)")
+                   help="sustained FLOP/s per GPU on matrix products (default: 4e14)")
+    p.add_argument("--gpu-bandwidth", type=_positive_float, default=dev.gpu_bandwidth, metavar="BYTES",
+                   help="memory bytes/s per GPU, the bound of FFTs and elementwise work (default: 3.35e12)")
+    p.add_argument("--link-rate", type=_positive_float, default=dev.link_rate, metavar="BYTES",
+                   help="bytes/s each way between the GPUs and the engine (default: 6.3e10)")
+    p.add_argument("--mask-overlap", choices=MASK_OVERLAPS, default=dev.mask_overlap,
+                   help="serial: the engine waits for its mask rewrites (default); overlapped: a double-buffered "
+                        "device writes the next masks while the current ones serve")
     return p
 
 
@@ -151,7 +158,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     shape = ModelShape.from_hf_config(args.config) if args.config else ModelShape()
     device = Device(modulator=args.modulator, pixels=args.pixels, values_per_pixel=args.values_per_pixel,
                     frame_rate=args.frame_rate, layout=args.layout, row_pixels=args.row_pixels, readout=args.readout,
-                    gpus=args.gpus, gpu_flops=args.gpu_flops)
+                    gpus=args.gpus, gpu_flops=args.gpu_flops, gpu_bandwidth=args.gpu_bandwidth,
+                    link_rate=args.link_rate, mask_overlap=args.mask_overlap)
     costs = Costs(fft_constant=args.fft_constant, causal_attention=args.causal_attention)
     return Settings(step_tokens=args.step_tokens, block=args.block, shape=shape, costs=costs, device=device,
                     hybrid_attention_fraction=args.hybrid_attention_fraction, recompute=args.recompute,

@@ -58,3 +58,12 @@ class Costs:
     def attention_factor(self) -> float:
         """Fraction of the S x S score and value products computed (1/2 if causal halving)."""
         return 0.5 if self.causal_attention else 1.0
+
+
+REFERENCE = Costs()
+"""The prices device rates are quoted in, whatever the count's conventions: 2 FLOPs per multiply-add (a
+tensor core's peak counts an FMA as two), 2.5 n log2 n per real FFT (half the 5 n log2 n of a complex FFT,
+the count FFT benchmarks report), 6 and 2 FLOPs for a complex multiply and add, no causal halving. A line
+item's `reference_flops` is its work at these prices, and every time figure divides that work (ledger.step_time),
+so a counting convention moves counts and shares but never a second."""
+

@@ -156,6 +156,10 @@ LAYOUTS = ("packed", "rows")
 """packed: values fill the frame wherever there is room (the conventions' count, a lower bound on frames).
 rows: one-dimensional transforms under cylindrical optics, each spectrum starting on a row of its own."""
 
+MASK_OVERLAPS = ("serial", "overlapped")
+"""Whether the engine waits for its mask rewrites ("serial") or writes the next masks while the current ones
+serve ("overlapped": a double-buffered device)."""
+
 READOUTS = {"interferometric": 2, "intensity": 1}
 """Detector samples per real number read out. interferometric: the output beats with a reference in two
 phase-stepped exposures (or on a balanced pair of detector pixels), |r+y|^2 - |r-y|^2 = 4ry, so the sign
@@ -207,15 +211,35 @@ class Engine:
     gpus: float = 64
     """GPUs that run the digital step."""
     gpu_flops: float = 400e12
-    """Sustained FLOP/s of one GPU."""
+    """Sustained FLOP/s of one GPU on matrix products (tensor cores): illustrative, about 40% of an H100 SXM's
+    989 TFLOP/s dense BF16 peak (nvidia2023h100), the utilisation Llama 3 405B reports (dubey2024llama3)."""
+    gpu_bandwidth: float = 3.35e12
+    """Bytes per second one GPU's memory moves: the H100 SXM's 3.35 TB/s HBM3 peak (nvidia2023h100). A peak,
+    so the memory-bound kernels (FFTs, spectral products, elementwise work) get a lower bound on their time."""
+    gpu_vector_flops: float = 67e12
+    """FLOP/s of one GPU outside its tensor cores: the H100 SXM's FP32 peak (nvidia2023h100)."""
+    gpu_bytes_per_value: float = 4
+    """Bytes per real value of the FFTs and spectral work in GPU memory: fp32 (an assumption: long FFTs in
+    16-bit floats lose accuracy)."""
+    link_rate: float = 63e9
+    """Bytes per second each way between the GPUs and the engine: a PCIe 5.0 x16 link, 32 GT/s on 16 lanes
+    with 128b/130b coding, about 63 GB/s (pcisig2019pcie5)."""
+    link_bytes_per_value: float = 1
+    """Bytes per real number crossing the link: 8-bit converters (the 8-bit path of chapter 08)."""
+    mask_overlap: str = "serial"
+    """"serial": the engine stops while a mask is rewritten; "overlapped": a double-buffered device writes the
+    next masks while the current ones are in use (ledger.step_time)."""
 
     def __post_init__(self) -> None:
         mode = modulator(self.modulator)
         for name in ("frame_rate", "values_per_pixel", "input_rate"):
             if getattr(self, name) is not None:
                 check_positive_number(name, getattr(self, name))
-        for name in ("pixels", "gpus", "gpu_flops"):
+        for name in ("pixels", "gpus", "gpu_flops", "gpu_bandwidth", "gpu_vector_flops", "gpu_bytes_per_value",
+                     "link_rate", "link_bytes_per_value"):
             check_positive_number(name, getattr(self, name))
+        if self.mask_overlap not in MASK_OVERLAPS:
+            raise LedgerError(f"mask_overlap = {self.mask_overlap!r}: must be one of {', '.join(MASK_OVERLAPS)}")
         if self.layout not in LAYOUTS:
             raise LedgerError(f"layout = {self.layout!r}: must be one of {', '.join(LAYOUTS)}")
         if self.readout not in READOUTS:

@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Iterable
 
+from .costs import REFERENCE
 from .errors import LedgerError
 from .layers import RECOMPUTE, LineItem
 from .settings import ATTENTION_KERNELS, Settings, make_settings
@@ -121,6 +122,9 @@ def attention_core_items(s: Settings, n_layers: int | None = None) -> list[LineI
         LineItem("attention: dQ, dK from Q K^T", "attention", "dX", "digital", "sequence", count, 2 * one),
         LineItem("attention: dA, dV from A V", "attention", "dX", "digital", "sequence", count, 2 * one),
     ]
+    if s.costs.flops_per_mac != REFERENCE.flops_per_mac:  # the kernel's work at the prices rates are quoted in
+        scale = REFERENCE.flops_per_mac / s.costs.flops_per_mac
+        items = [replace(i, work=i.flops * scale) for i in items]
     return items
 
 

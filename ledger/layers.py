@@ -38,6 +38,17 @@ class LineItem:
     mask_values: float = 0.0
     mask_len: int = 0
     """Complex values of one mask spectrum (mask_values is a whole number of them); 0 when no mask."""
+    moved: float = 0.0
+    """Real values the item reads and writes in GPU memory over the step, for the memory bound of its time
+    (ledger.step_time); 0 for the matrix products, which the ledger takes as compute-bound at these shapes."""
+    work: float | None = None
+    """FLOPs at the reference prices (ledger.costs.REFERENCE) when the count's conventions differ from them;
+    None: `flops` is already that work."""
+
+    @property
+    def reference_flops(self) -> float:
+        """The item's work at the prices device rates are quoted in (ledger.costs.REFERENCE)."""
+        return self.flops if self.work is None else self.work
 
 
 def dense_matrix(s: Settings, name: str, layer: str, rows: int, cols: int, n_layers: int) -> list[LineItem]:
@@ -71,11 +82,18 @@ def hyena_mixing(s: Settings, n_layers: int) -> list[LineItem]:
     short = tokens * 3 * h * 3 * s.costs.flops_per_mac  # 3 taps, one multiply-add each
     gates = tokens * 2 * h  # two elementwise gates, one multiply per channel per token
     return [
-        LineItem("short conv (3 taps, 3H channels)", "hyena", "forward", "digital", "token", tokens * 3 * h, short),
-        LineItem("short conv: input gradient", "hyena", "dX", "digital", "token", tokens * 3 * h, short),
-        LineItem("short conv: tap gradient", "hyena", "dW", "digital", "token", tokens * 3 * h, short),
-        LineItem("gates (2, elementwise)", "hyena", "forward", "digital", "token", tokens * 2 * h, gates),
-        LineItem("gates: gradients of both operands", "hyena", "dX", "digital", "token", tokens * 2 * h, 2 * gates),
+        # memory traffic: a short-conv output reads its input and writes one value (the taps stay in cache);
+        # a gate reads two operands and writes one, its backward reads three and writes two
+        LineItem("short conv (3 taps, 3H channels)", "hyena", "forward", "digital", "token", tokens * 3 * h, short,
+                 moved=2 * tokens * 3 * h),
+        LineItem("short conv: input gradient", "hyena", "dX", "digital", "token", tokens * 3 * h, short,
+                 moved=2 * tokens * 3 * h),
+        LineItem("short conv: tap gradient", "hyena", "dW", "digital", "token", tokens * 3 * h, short,
+                 moved=2 * tokens * 3 * h),
+        LineItem("gates (2, elementwise)", "hyena", "forward", "digital", "token", tokens * 2 * h, gates,
+                 moved=3 * tokens * 2 * h),
+        LineItem("gates: gradients of both operands", "hyena", "dX", "digital", "token", tokens * 2 * h, 2 * gates,
+                 moved=5 * tokens * 2 * h),
     ]
 
 
@@ -89,21 +107,31 @@ def long_convolutions(s: Settings, n_layers: int) -> list[LineItem]:
     convs = 2 * s.shape.hidden * n_layers  # per sequence: s.channel_convolutions when n_layers = s.hyena_layers
     per_seq = s.sequences * convs
     product = bins * c.complex_mul_flops
+    # memory traffic: a transform reads its S samples (the padding is not stored) and writes 2 reals per bin, or
+    # the reverse; a spectral product or accumulation reads two complex operands and writes one (6 reals a bin)
+    fft_moved = s.seq_len + 2 * bins
+    bin_moved = 6 * bins
     return [
-        LineItem("long conv: rFFT of u", "hyena", "forward", "transform", "sequence", per_seq, per_seq * fft),
+        LineItem("long conv: rFFT of u", "hyena", "forward", "transform", "sequence", per_seq, per_seq * fft,
+                 moved=per_seq * fft_moved),
         LineItem("long conv: H . U", "hyena", "forward", "weight_product", "sequence", per_seq, per_seq * product,
-                 mask_values=convs * mask, mask_len=mask),
-        LineItem("long conv: inverse rFFT to y", "hyena", "forward", "transform", "sequence", per_seq, per_seq * fft),
-        LineItem("long conv: rFFT of filter h", "hyena", "forward", "transform", "step", convs, convs * fft),
-        LineItem("long conv: rFFT of g", "hyena", "dX", "transform", "sequence", per_seq, per_seq * fft),
+                 mask_values=convs * mask, mask_len=mask, moved=per_seq * bin_moved),
+        LineItem("long conv: inverse rFFT to y", "hyena", "forward", "transform", "sequence", per_seq, per_seq * fft,
+                 moved=per_seq * fft_moved),
+        LineItem("long conv: rFFT of filter h", "hyena", "forward", "transform", "step", convs, convs * fft,
+                 moved=convs * fft_moved),
+        LineItem("long conv: rFFT of g", "hyena", "dX", "transform", "sequence", per_seq, per_seq * fft,
+                 moved=per_seq * fft_moved),
         LineItem("long conv: G . conj(H)", "hyena", "dX", "weight_product", "sequence", per_seq, per_seq * product,
-                 mask_values=convs * mask, mask_len=mask),
-        LineItem("long conv: inverse rFFT to du", "hyena", "dX", "transform", "sequence", per_seq, per_seq * fft),
+                 mask_values=convs * mask, mask_len=mask, moved=per_seq * bin_moved),
+        LineItem("long conv: inverse rFFT to du", "hyena", "dX", "transform", "sequence", per_seq, per_seq * fft,
+                 moved=per_seq * fft_moved),
         LineItem("long conv: G . conj(U)", "hyena", "dW", "data_product", "sequence", per_seq, per_seq * product,
-                 mask_values=per_seq * mask, mask_len=mask),
+                 mask_values=per_seq * mask, mask_len=mask, moved=per_seq * bin_moved),
         LineItem("long conv: accumulate dH over the step", "hyena", "dW", "digital", "sequence", per_seq * bins,
-                 per_seq * bins * c.complex_add_flops),
-        LineItem("long conv: inverse rFFT of dH", "hyena", "dW", "transform", "step", convs, convs * fft),
+                 per_seq * bins * c.complex_add_flops, moved=per_seq * bin_moved),
+        LineItem("long conv: inverse rFFT of dH", "hyena", "dW", "transform", "step", convs, convs * fft,
+                 moved=convs * fft_moved),
     ]
 
 
@@ -118,29 +146,34 @@ def circulant_matrix(s: Settings, name: str, layer: str, rows: int, cols: int, n
     product = bins * c.complex_mul_flops
     tokens = s.step_tokens * n_layers
     blocks = p * q
+    # memory traffic of a block transform: b samples and 2 reals per bin; the block products and their sums
+    # over blocks run as one batched complex matrix product per bin (ledger.timing), taken as compute-bound
+    fm = b + 2 * bins
     return [
-        LineItem(f"{name}: rFFT of x blocks", layer, "forward", "transform", "token", tokens * q, tokens * q * fft),
+        LineItem(f"{name}: rFFT of x blocks", layer, "forward", "transform", "token", tokens * q, tokens * q * fft,
+                 moved=tokens * q * fm),
         LineItem(f"{name}: W_ij . X_j", layer, "forward", "weight_product", "token", tokens * blocks,
                  tokens * blocks * product, mask_values=n_layers * blocks * mask, mask_len=mask),
         LineItem(f"{name}: sum over input blocks", layer, "forward", "digital", "token", tokens * p * (q - 1) * bins,
                  tokens * p * (q - 1) * bins * c.complex_add_flops),
         LineItem(f"{name}: inverse rFFT to y blocks", layer, "forward", "transform", "token", tokens * p,
-                 tokens * p * fft),
+                 tokens * p * fft, moved=tokens * p * fm),
         LineItem(f"{name}: rFFT of weight blocks", layer, "forward", "transform", "step", n_layers * blocks,
-                 n_layers * blocks * fft),
-        LineItem(f"{name}: rFFT of g blocks", layer, "dX", "transform", "token", tokens * p, tokens * p * fft),
+                 n_layers * blocks * fft, moved=n_layers * blocks * fm),
+        LineItem(f"{name}: rFFT of g blocks", layer, "dX", "transform", "token", tokens * p, tokens * p * fft,
+                 moved=tokens * p * fm),
         LineItem(f"{name}: G_i . conj(W_ij)", layer, "dX", "weight_product", "token", tokens * blocks,
                  tokens * blocks * product, mask_values=n_layers * blocks * mask, mask_len=mask),
         LineItem(f"{name}: sum over output blocks", layer, "dX", "digital", "token", tokens * q * (p - 1) * bins,
                  tokens * q * (p - 1) * bins * c.complex_add_flops),
         LineItem(f"{name}: inverse rFFT to dx blocks", layer, "dX", "transform", "token", tokens * q,
-                 tokens * q * fft),
+                 tokens * q * fft, moved=tokens * q * fm),
         LineItem(f"{name}: G_i . conj(X_j)", layer, "dW", "data_product", "token", tokens * blocks,
                  tokens * blocks * product, mask_values=tokens * q * mask, mask_len=mask),
         LineItem(f"{name}: accumulate dW over the step", layer, "dW", "digital", "token", tokens * blocks * bins,
                  tokens * blocks * bins * c.complex_add_flops),
         LineItem(f"{name}: inverse rFFT of dW blocks", layer, "dW", "transform", "step", n_layers * blocks,
-                 n_layers * blocks * fft),
+                 n_layers * blocks * fft, moved=n_layers * blocks * fm),
     ]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from .costs import REFERENCE
 from .layers import (RECOMPUTE, LineItem, attention_scores, circulant_matrix, dense_matrix, embedding,
                      hyena_mixing, long_convolutions)
 from .run import run_policy
@@ -102,8 +103,19 @@ def recomputed(items: list[LineItem]) -> list[LineItem]:
 def step_items(s: Settings) -> list[LineItem]:
     """Every operation of one optimizer step of `s.variant`, forward, dX and dW, per-step terms included.
 
-    With s.recompute == "full" the block forward items appear again in phase "recompute".
+    With s.recompute == "full" the block forward items appear again in phase "recompute". Under counting
+    conventions other than the reference prices (ledger.costs.REFERENCE), each item also carries its work
+    at those prices (`work`), which the time model divides by device rates.
     """
+    items = _counted_items(s)
+    if s.costs != REFERENCE:
+        reference = _counted_items(replace(s, costs=REFERENCE))
+        items = [replace(i, work=r.flops) for i, r in zip(items, reference)]
+    return items
+
+
+def _counted_items(s: Settings) -> list[LineItem]:
+    """The step's items priced at s.costs (step_items adds the reference work when those differ)."""
     items: list[LineItem] = embedding(s)
     for m in weight_matrices(s):
         if m.name == "lm head":
@@ -125,4 +137,5 @@ def step_items(s: Settings) -> list[LineItem]:
 def per_micro_batch(s: Settings, items: list[LineItem]) -> list[LineItem]:
     """A real run's placement: every per-step transform once per micro-batch per data-parallel rank."""
     builds = run_policy(s).filter_builds
-    return [replace(i, count=i.count * builds, flops=i.flops * builds) if i.per == "step" else i for i in items]
+    return [replace(i, count=i.count * builds, flops=i.flops * builds, moved=i.moved * builds) if i.per == "step"
+            else i for i in items]

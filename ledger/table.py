@@ -14,6 +14,7 @@ from .masks import digital_step_seconds, mask_budget
 from .settings import Device, Settings, make_settings  # noqa: F401 (Device is ledger.engine.Engine; make_settings re-exported)
 from .shares import amdahl, flops_by_pass, optical, share, static
 from .step import matrix_params, step_items
+from .step_time import step_time
 
 
 @dataclass(frozen=True)
@@ -56,11 +57,34 @@ class StepRow:
     """Complex values per device pixel the mask frames used (after encoding)."""
     cited: bool = True
     """False when frame_rate_hz or values_per_pixel overrides the cited modulator mode."""
+    all_digital_step_s: float = 0.0
+    """Seconds of the step with every operation on the GPUs, from the work at device rates (ledger.step_time);
+    digital_step_s is the counted FLOPs at the illustrative sustained rate, which a counting convention moves."""
+    hybrid_step_s: float = 0.0
+    """Seconds of the hybrid step: the GPUs' remainder plus the engine's streaming and mask time."""
+    net_speedup: float = 1.0
+    """all_digital_step_s / hybrid_step_s (below 1: the engine makes the step slower)."""
+    time_share: float = 0.0
+    """The engine's work as a share of the all-digital step's seconds, at the GPU rates in use."""
+    amdahl_time: float = 1.0
+    """1 / (1 - time_share): the bound with the engine's streaming and masks free."""
+    mask_overlap: str = "serial"
+    """Whether the engine waits for its mask rewrites ("serial") or writes them double-buffered ("overlapped")."""
+    break_even_input_rate: float | None = None
+    """Real numbers/s the input plane needs for its time alone to equal the engine's possible saving (None: none)."""
+    break_even_mask_rate: float | None = None
+    """Mask frames/s likewise."""
+    break_even_detector_rate: float | None = None
+    """Detector samples/s likewise."""
+    break_even_link_rate: float | None = None
+    """Link bytes/s each way likewise."""
 
     def to_json(self) -> dict[str, Any]:
         row = asdict(self)
-        if row["six_n_ratio"] is None:
-            del row["six_n_ratio"]
+        for key in ("six_n_ratio", "break_even_input_rate", "break_even_mask_rate", "break_even_detector_rate",
+                    "break_even_link_rate"):
+            if row[key] is None:
+                del row[key]
         return row
 
 
@@ -92,6 +116,8 @@ def summarize(s: Settings, items: list[LineItem]) -> StepRow:
     step_share = share(optical_flops, step_flops)
     static_share = share(static(step_by_class), step_flops)
     masks = mask_budget(items, s.device)
+    seconds = step_time(s, items)
+    even = seconds.break_even()
     return StepRow(
         variant=s.variant, seq_len=s.seq_len, sequences=s.sequences,
         forward_flops=forward_flops, backward_flops=backward_flops,
@@ -111,6 +137,11 @@ def summarize(s: Settings, items: list[LineItem]) -> StepRow:
         hardware_flops=hardware_flops_of(s, items),
         modulator=s.device.modulator, frame_rate_hz=s.device.frame_rate_hz,
         values_per_pixel=s.device.complex_values_per_pixel, cited=s.device.cited,
+        all_digital_step_s=seconds.all_digital_step_s, hybrid_step_s=seconds.hybrid_step_s,
+        net_speedup=seconds.net_speedup, time_share=seconds.time_share, amdahl_time=seconds.amdahl_time,
+        mask_overlap=s.device.mask_overlap, break_even_input_rate=even["input_rate"],
+        break_even_mask_rate=even["mask_rate"], break_even_detector_rate=even["detector_rate"],
+        break_even_link_rate=even["link_rate"],
     )
 
 
