@@ -44,6 +44,16 @@ class Modulator:
     """Distinct complex values one encoded cell can take (the mask's alphabet), zero included."""
     precision: str = ""
     """Why the cell takes that many values: the derivation, or the assumption."""
+    interface: str = ""
+    """How new patterns reach the device at frame_rate_hz (the controller's input path)."""
+    rate_condition: str = ""
+    """When frame_rate_hz holds, as its source states it: for patterns streamed during the step, which every
+    per-step weight mask is."""
+    pre_stored_hz: float = 0.0
+    """The faster rate for patterns written into the controller's memory before the step (0: none quoted); it
+    does not apply to masks that change every optimizer step."""
+    pre_stored_patterns: int = 0
+    """How many one-bit patterns that memory holds (0: none quoted)."""
 
     @property
     def values_per_pixel(self) -> float:
@@ -104,45 +114,92 @@ LCOS_PHASE_LEVELS = 256
 
 
 DMD_BINARY_RATE_HZ = 9523.0
-"""Binary (1-bit) pattern rate of a DLPC900-driven micromirror device (DLP6500, DLP9000): one pattern per
-105 microseconds, the shortest load-and-flip time of the controller."""
+"""Binary (1-bit) pattern rate of a DLPC900-driven micromirror device (DLP6500, DLP9000) for *pre-stored*
+patterns: one per 105 microseconds, the shortest load-and-flip time, for at most 400 (DLP6500) or 480
+(DLP9000) patterns held in the controller's memory (ti2024dlpc900). Not a rate for masks written during a step."""
+DLPC900_VIDEO_PATTERN_HZ = 24 * 120.0
+"""Binary patterns per second a DLPC900 shows when they are *streamed* to it: video-pattern mode reads each
+24-bit frame of its video input as 24 one-bit patterns, at up to 120 frames per second (ti2024dlpc900), so
+2,880 per second (1,440 on the evaluation boards' 60 Hz video)."""
+DLPC410_DLP9500_HZ = 23148.0
+"""Binary patterns per second a DLP9500 (1920 x 1080 mirrors) shows under a DLPC410 controller, each pattern
+loaded over the controller's LVDS input as it is shown, global reset (ti2020dlpc410, ti2019dlp9500)."""
+DLPC910_DLP9000X_HZ = 14989.0
+"""Binary patterns per second a DLP9000X (2560 x 1600 mirrors) shows under a DLPC910 controller, streamed over
+its high-speed input as they are shown (ti2019dlpc910)."""
+LCOS_OVERDRIVE_HZ = 1000.0
+"""Patterns per second of a nematic phase-only liquid-crystal device driven with overdrive: about 1 ms per
+transition (thalhammer2013speeding); an upper bound that leaves no settled time to expose each pattern."""
+
+_DLPC900 = ("DLPC900 video-pattern mode: 24 one-bit patterns per 24-bit video frame over its video input "
+            "(DisplayPort, HDMI or parallel RGB)")
+_DLPC900_CONDITION = ("streamed patterns at the 120 Hz maximum video input (1,440 per second at 60 Hz); the "
+                      f"{DMD_BINARY_RATE_HZ:,.0f} Hz binary rate holds only for at most 400 (DLP6500) or 480 (DLP9000) "
+                      "patterns stored in the controller before the step")
+_DLPC410 = "DLPC410 with a DLP9500: each binary pattern streamed row by row over the controller's LVDS input"
+_DLPC410_CONDITION = "streamed binary patterns with global reset, the data source (an FPGA) keeping up with the input"
+_DLPC910 = "DLPC910 with a DLP9000X: each binary pattern streamed over the controller's high-speed serial input"
+_DLPC910_CONDITION = "streamed binary patterns, the data source keeping up with the input"
+_SUPERPIXEL = ("superpixel: 4 x 4 mirrors whose spatially filtered sum sets amplitude and phase, 1/16 value per "
+               "pixel")
+_SUPERPIXEL_PRECISION = ("the 16 mirrors carry phases in steps of 2 pi / 16 and the spatial filter sums those that "
+                         "are on: the distinct subset sums of the 16th roots of unity, 3^8 = 6,561, the count Goorden "
+                         "et al. report")
+_LEE = ("Lee binary hologram: a carrier grating of period 4 pixels along the row, a fringe's shift sets the phase and "
+        "its width the amplitude; the spatial filter that keeps only the first diffraction order passes at most 1/4 of "
+        "the bandwidth along the carrier, so about 1/4 value per pixel (with few phase levels: the fringe moves in "
+        "whole pixels)")
+_LEE_PRECISION = ("one carrier period of 4 pixels, each on or off, at phases in steps of 2 pi / 4: its first-order "
+                  "coefficient is a subset sum of the 4th roots of unity, 3^2 = 9 values (zero and eight non-zero: two "
+                  "amplitudes at eight phases)")
+_DOUBLE_PHASE = ("double-phase hologram: a complex value A e^(i phi) is the sum of two unit phasors "
+                 "e^(i(phi +- arccos(A/2))) on two neighbouring pixels, 1/2 value per pixel")
+_DOUBLE_PHASE_PRECISION = (f"two unit phasors on {LCOS_PHASE_LEVELS} phase levels each (an 8-bit device): the "
+                           "distinct sums e^(i a) + e^(i b), counted by enumeration")
 
 MODULATORS: dict[str, Modulator] = {m.name: m for m in (
     Modulator("ideal", "the book's idealised complex modulator", 1031.0, (1, 1),
               "one complex value (amplitude and phase) per pixel: an idealisation; the rate is of the order of a "
-              "micromirror device's 8-bit grey-level pattern rate (about 250 Hz to 2 kHz across controllers), "
-              "which itself makes no coherent amplitude", ("ti2024dlpc900",), idealised=True,
+              "micromirror device's 8-bit grey-level pattern rate (about 250 Hz to 2 kHz across controllers, for "
+              "pre-stored patterns), which itself makes no coherent amplitude", ("ti2024dlpc900",), idealised=True,
               distinct_values=4 ** IDEAL_EFFECTIVE_BITS,
               precision=f"assumed: {IDEAL_EFFECTIVE_BITS} bits per real quadrature, a square grid of "
-                        f"{4 ** IDEAL_EFFECTIVE_BITS:,} complex values (the 8-bit path of chapter 08)"),
-    Modulator("dmd-superpixel", "binary micromirror device (DLPC900 class) at its binary pattern rate",
-              DMD_BINARY_RATE_HZ, (4, 4),
-              "superpixel: 4 x 4 mirrors whose spatially filtered sum sets amplitude and phase, 1/16 value per "
-              "pixel", ("ti2024dlpc900", "goorden2014superpixel"),
-              distinct_values=binary_cell_values(16),
-              precision="the 16 mirrors carry phases in steps of 2 pi / 16 and the spatial filter sums those that are "
-                        "on: the distinct subset sums of the 16th roots of unity, 3^8 = 6,561, the count Goorden et "
-                        "al. report"),
-    Modulator("dmd-lee", "binary micromirror device (DLPC900 class) at its binary pattern rate",
-              DMD_BINARY_RATE_HZ, (4, 1),
-              "Lee binary hologram: a carrier grating of period 4 pixels along the row, a fringe's shift sets "
-              "the phase and its width the amplitude; the spatial filter that keeps only the first diffraction "
-              "order passes at most 1/4 of the bandwidth along the carrier, so about 1/4 value per pixel (with "
-              "few phase levels: the fringe moves in whole pixels)", ("ti2024dlpc900", "lee1974binary",
-                                                                     "lee1979binary"),
-              distinct_values=binary_cell_values(4),
-              precision="one carrier period of 4 pixels, each on or off, at phases in steps of 2 pi / 4: its "
-                        "first-order coefficient is a subset sum of the 4th roots of unity, 3^2 = 9 values (zero and "
-                        "eight non-zero: two amplitudes at eight phases)"),
+                        f"{4 ** IDEAL_EFFECTIVE_BITS:,} complex values (the 8-bit path of chapter 08)",
+              interface="none: an idealised device", rate_condition="assumed to hold for patterns streamed during "
+              "the step; no cited device streams complex values at this rate"),
+    Modulator("dmd-superpixel", "binary micromirror device (DLPC900 class) with patterns streamed to it",
+              DLPC900_VIDEO_PATTERN_HZ, (4, 4), _SUPERPIXEL, ("ti2024dlpc900", "goorden2014superpixel"),
+              distinct_values=binary_cell_values(16), precision=_SUPERPIXEL_PRECISION, interface=_DLPC900,
+              rate_condition=_DLPC900_CONDITION, pre_stored_hz=DMD_BINARY_RATE_HZ, pre_stored_patterns=480),
+    Modulator("dmd-lee", "binary micromirror device (DLPC900 class) with patterns streamed to it",
+              DLPC900_VIDEO_PATTERN_HZ, (4, 1), _LEE, ("ti2024dlpc900", "lee1974binary", "lee1979binary"),
+              distinct_values=binary_cell_values(4), precision=_LEE_PRECISION, interface=_DLPC900,
+              rate_condition=_DLPC900_CONDITION, pre_stored_hz=DMD_BINARY_RATE_HZ, pre_stored_patterns=480),
+    Modulator("dmd-superpixel-dlpc410", "binary micromirror device built for streaming (DLPC410 and DLP9500)",
+              DLPC410_DLP9500_HZ, (4, 4), _SUPERPIXEL, ("ti2020dlpc410", "ti2019dlp9500", "goorden2014superpixel"),
+              distinct_values=binary_cell_values(16), precision=_SUPERPIXEL_PRECISION, interface=_DLPC410,
+              rate_condition=_DLPC410_CONDITION),
+    Modulator("dmd-lee-dlpc410", "binary micromirror device built for streaming (DLPC410 and DLP9500)",
+              DLPC410_DLP9500_HZ, (4, 1), _LEE, ("ti2020dlpc410", "ti2019dlp9500", "lee1974binary", "lee1979binary"),
+              distinct_values=binary_cell_values(4), precision=_LEE_PRECISION, interface=_DLPC410,
+              rate_condition=_DLPC410_CONDITION),
+    Modulator("dmd-lee-dlpc910", "binary micromirror device built for streaming (DLPC910 and DLP9000X)",
+              DLPC910_DLP9000X_HZ, (4, 1), _LEE, ("ti2019dlpc910", "lee1974binary", "lee1979binary"),
+              distinct_values=binary_cell_values(4), precision=_LEE_PRECISION, interface=_DLPC910,
+              rate_condition=_DLPC910_CONDITION),
     Modulator("lcos-double-phase", "phase-only liquid-crystal-on-silicon modulator at video rate",
-              60.0, (2, 1),
-              "double-phase hologram: a complex value A e^(i phi) is the sum of two unit phasors "
-              "e^(i(phi +- arccos(A/2))) on two neighbouring pixels, 1/2 value per pixel; about 60 Hz, the "
-              "video rate most such devices are driven at (faster ones reach a few hundred Hz)",
+              60.0, (2, 1), _DOUBLE_PHASE + "; about 60 Hz, the video rate most such devices are driven at",
               ("hsueh1978double", "oton2009dynamic", "chen2018lcos"),
-              distinct_values=double_phase_values(LCOS_PHASE_LEVELS),
-              precision=f"two unit phasors on {LCOS_PHASE_LEVELS} phase levels each (an 8-bit device): "
-                        "the distinct sums e^(i a) + e^(i b), counted by enumeration"),
+              distinct_values=double_phase_values(LCOS_PHASE_LEVELS), precision=_DOUBLE_PHASE_PRECISION,
+              interface="a video input (DisplayPort, HDMI or DVI), one phase pattern per frame",
+              rate_condition="streamed patterns at the 60 Hz video rate, the liquid crystal settling within a frame"),
+    Modulator("lcos-fast-double-phase", "phase-only nematic liquid-crystal-on-silicon modulator driven with overdrive",
+              LCOS_OVERDRIVE_HZ, (2, 1), _DOUBLE_PHASE + "; about 1 ms per pattern with overdrive",
+              ("hsueh1978double", "thalhammer2013speeding"),
+              distinct_values=double_phase_values(LCOS_PHASE_LEVELS), precision=_DOUBLE_PHASE_PRECISION,
+              interface="a fast driver that writes intermediate overdrive frames between patterns",
+              rate_condition="streamed patterns, one overdriven transition of about 1 ms each (an upper bound: no "
+                             "settled time is left to expose a pattern)"),
 )}
 """Modulator modes offered as complex Fourier-plane masks, one cited row each; "ideal" is the default."""
 
