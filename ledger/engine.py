@@ -13,7 +13,7 @@ the optical/digital boundary in `ledger.boundary`.
 
 The static share of the Amdahl table (a FLOP count) charges no time to the input plane or the
 readout: it assumes an input modulator and detector that never stall the engine (`input_rate`
-infinite). `hidden_costs` prices them at `Engine.io_rate`.
+infinite). `hidden_costs` and `ledger.step_time` price them at `Engine.io_rate` and `Engine.detector_rate`.
 """
 from __future__ import annotations
 
@@ -261,8 +261,9 @@ class Engine:
     row_pixels: int = DEFAULT_ROW_PIXELS
     """Pixels along one row (layout "rows")."""
     input_rate: float | None = None
-    """Real numbers per second the input plane writes, and samples per second the readout takes; None: like the
-    mask device, one per pixel per frame (pixels x frame_rate_hz; optimistic for a binary device, whose pixel holds one bit)."""
+    """Real numbers per second the input plane writes, and samples per second the readout takes; None: the input
+    plane is a device like the mask device, in the mode's encoding (pixels x values per pixel x frame_rate_hz),
+    and the detector takes one sample per pixel per frame (pixels x frame_rate_hz)."""
     readout: str = "interferometric"
     """Detection of the outputs, a key of READOUTS."""
     gpus: float = 64
@@ -372,8 +373,16 @@ class Engine:
 
     @property
     def io_rate(self) -> float:
-        """Operations per second at the boundary, each way: real numbers the input plane writes, or samples the
-        detector takes; input_rate, or pixels x frame rate (one per pixel per frame)."""
+        """Real numbers per second the input plane writes: input_rate, or one per encoded cell per frame, as the
+        mode encodes a mask (pixels x values per pixel x frame rate: a binary mirror holds no number by itself)."""
+        if self.input_rate is not None:
+            return float(self.input_rate)
+        return self.pixels * self.complex_values_per_pixel * self.frame_rate_hz
+
+    @property
+    def detector_rate(self) -> float:
+        """Samples per second the detector takes: input_rate, or one per pixel per frame (a detector array as
+        large as the device, read at its frame rate)."""
         return float(self.input_rate) if self.input_rate is not None else self.pixels * self.frame_rate_hz
 
     @property

@@ -174,13 +174,15 @@ class HiddenCosts:
     data_mask_s: float
     conversions: Conversions
     io_rate: float
-    """Operations per second at the boundary: real numbers written in, detector samples taken out."""
+    """Real numbers per second the input plane writes."""
     digital_step_s: float
     static_share: float
     step_share: float
     precision: PrecisionCheck
     cluster_flops: float = 1.0
     """Sustained FLOP/s of the digital cluster (prices the GPU's recomputed FFTs)."""
+    detector_rate: float = 0.0
+    """Samples per second the detector takes (0: io_rate)."""
 
     @property
     def conversion_s(self) -> float:
@@ -196,7 +198,7 @@ class HiddenCosts:
     @property
     def readout_s(self) -> float:
         """Seconds taking the detector samples of the numbers that leave it."""
-        return self.conversions.detector_samples / self.io_rate
+        return self.conversions.detector_samples / (self.detector_rate or self.io_rate)
 
     @property
     def static_saving_s(self) -> float:
@@ -224,18 +226,20 @@ class HiddenCosts:
 def hidden_costs(settings: Settings, enob: float | None = None, gradient_format: str = "bf16", io_rate: float | None = None,
                  mode: str = "separate", block_sum: str = "digital", weight_gradient: str = "readout") -> HiddenCosts:
     """Mask rewrites, conversions and precision of one step; io_rate defaults to the engine's
-    (settings.device.io_rate: an input modulator like the mask device, one real number per pixel per frame).
+    (settings.device.io_rate, the input plane in the mode's encoding, and settings.device.detector_rate, one
+    sample per pixel per frame); an io_rate passed here is both the input plane's and the detector's.
     `block_sum` says where a circulant matrix sums its blocks ("digital", the FLOP classes' default, or "optical");
     `weight_gradient` how the digital weight gradient gets U and G in fused mode ("readout" or "recompute").
     `enob` defaults to the engine's modulator mode (settings.device.effective_bits: 8 for the idealised mode)."""
     if enob is None:
         enob = settings.device.effective_bits
     if io_rate is None:
-        io_rate = settings.device.io_rate
-    check_positive_number("io_rate", io_rate)
+        io_rate, detector_rate = settings.device.io_rate, settings.device.detector_rate
+    else:
+        detector_rate = check_positive_number("io_rate", io_rate)
     items = step_items(settings)
     row = summarize(settings, items)
     conv = conversions(settings, items, mode, block_sum, weight_gradient)
     check = precision_check(enob, gradient_format, weight_gradient_contributions(settings))
     return HiddenCosts(row.weight_mask_s, row.data_mask_s, conv, float(io_rate), row.digital_step_s,
-                       row.static_share, row.step_share, check, settings.device.cluster_flops)
+                       row.static_share, row.step_share, check, settings.device.cluster_flops, float(detector_rate))

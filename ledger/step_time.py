@@ -18,7 +18,7 @@ products stay on the GPUs, whose masks would be rewritten per sequence) as fused
 (ledger.boundary, mode "fused", U and G read out for the digital weight gradient). The engine's time:
 - streaming, the slowest of four stages that run concurrently, frame after frame (generous to the
   engine: none waits for another): the input plane writing values_in real numbers at `Engine.io_rate`,
-  the detector taking `readout_samples` samples per number read out at the same rate, the link carrying
+  the detector taking `readout_samples` samples per number read out at `Engine.detector_rate`, the link carrying
   both ways at `link_rate` (`link_bytes_per_value` bytes a number), and the optics computing at
   `optical_speedup` times the GPUs' speed for that work (free at infinity);
 - the weight-mask rewrites (ledger.masks), added to the streaming ("serial") or run beside it on a
@@ -150,7 +150,7 @@ def step_time(settings: Settings, items: Iterable[LineItem]) -> StepTime:
     link_bytes = max(values_in, values_out) * e.link_bytes_per_value
     optics = engine_work / settings.optical_speedup if math.isfinite(settings.optical_speedup) else 0.0
     return StepTime(gpu_rest_s=gpu_rest, engine_work_gpu_s=engine_work, input_s=values_in / e.io_rate,
-                    detector_s=samples / e.io_rate, link_s=link_bytes / e.link_rate, optics_s=optics,
+                    detector_s=samples / e.detector_rate, link_s=link_bytes / e.link_rate, optics_s=optics,
                     mask_s=masks.weight_mask_s, mask_overlap=e.mask_overlap, values_in=values_in,
                     values_out=values_out, detector_samples=samples, mask_frames=masks.weight_frames,
                     link_bytes=link_bytes)
