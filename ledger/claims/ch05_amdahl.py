@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..shares import gain_fraction, gain_fraction_of_limit, largest_share_within
+from ..engine import MASK_OVERLAPS, MODULATORS
 from ..table import step_row
 from . import claim
 from ..assumptions import GPU_TIME_SHARE, figures
@@ -124,3 +125,28 @@ def _channel_backward() -> bool:
         if f"{matrix(s, 'mlp up').backward_over_forward:.2f}" != "2.00":
             return False
     return True
+
+
+MODES_AND_OVERLAPS = "every modulator mode of ledger.engine.MODULATORS, mask_overlap serial and overlapped"
+
+
+@claim("ch05-time-share-above-flop-share", CH,
+       "A FLOP share is not a time share: at the GPU rates of the time model, the engine's work takes a larger "
+       "share of the step's seconds than of its FLOPs, several times larger for every Hyena variant, so the bound "
+       "in time is above the bound on FLOPs.",
+       "Hyena-2, hybrid and block-circulant at S = 2,048, 4,096 and 8,192: time share over static FLOP share "
+       "at least 4, amdahl_time above amdahl_static")
+def _time_share_above() -> bool:
+    rows = [step_row(variant=v, seq_len=n) for v in HYENA_VARIANTS for n in (2048, 4096, 8192)]
+    return all(r.time_share >= 4 * r.static_share and r.amdahl_time > r.amdahl_static for r in rows)
+
+
+@claim("ch05-net-slower", CH,
+       "With the engine's own time paid (input plane, detector, link and mask rewrites), every Hyena variant's "
+       "hybrid step is more than twenty times slower than the same step on the GPUs alone, on every cited "
+       "modulator mode, with or without the masks rewritten in the background.",
+       "Hyena-2, hybrid and block-circulant at S = 2,048, 4,096 and 8,192, " + MODES_AND_OVERLAPS
+       + ": net_speedup below 1/20")
+def _net_slower() -> bool:
+    return all(step_row(variant=v, seq_len=n, modulator=m, mask_overlap=o).net_speedup < 1 / 20
+               for v in HYENA_VARIANTS for n in (2048, 4096, 8192) for m in MODULATORS for o in MASK_OVERLAPS)

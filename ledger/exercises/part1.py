@@ -195,8 +195,9 @@ numeric("masks-encoding",
         lambda: step_row(variant="hyena2", seq_len=2048, modulator="dmd-superpixel",
                          mask_spectrum="two-sided").weight_mask_s,
         rel_tol=0.003, unit="s",
-        hint="16 mirrors per complex value at the binary rate (9,523 Hz, not 1,031), and n instead of n/2 + 1 "
-             "values per transform: 16 x 1,031 / 9,523 x 4,096 / 2,049, about 3.5 times the idealised device.")
+        hint="16 mirrors per complex value at the DLPC900's rate for streamed binary patterns (2,880 Hz, not 1,031, "
+             "nor the 9,523 Hz of pre-stored ones), and n instead of n/2 + 1 values per transform: 16 x 1,031 / 2,880 "
+             "x 4,096 / 2,049, about 11.4 times the idealised device.")
 
 
 def _weight_mask_factor(**switch) -> float:
@@ -205,8 +206,9 @@ def _weight_mask_factor(**switch) -> float:
 
 
 numeric("masks-encoding-modulator", lambda: _weight_mask_factor(modulator="dmd-superpixel"), rel_tol=0.003,
-        traps=[(16.0, "the superpixel timed at the idealised rate")],
-        hint="16 mirrors per complex value, written at the binary pattern rate; frames are whole.")
+        traps=[(16.0, "the superpixel timed at the idealised rate"),
+               (16 * 1031 / 9523, "the superpixel timed at the rate for pre-stored patterns, not streamed ones")],
+        hint="16 mirrors per complex value, written at the rate for streamed binary patterns; frames are whole.")
 def _weight_mask_values_factor(**switch) -> float:
     """The factor by which `switch` multiplies the complex values Hyena-2's weight masks hold per step at
     2,048 tokens (before they are packed into whole frames)."""
@@ -387,8 +389,8 @@ def _two_switch_ratio(seq_len: int = 4096) -> float:
 
 
 numeric("assumptions-two-switches", _two_switch_ratio, rel_tol=0.005,
-        hint="each switch multiplies the frames or the values; the superpixel frames are written at the binary "
-             "pattern rate; frames are whole.")
+        hint="each switch multiplies the frames or the values; the superpixel frames are written at the rate for "
+             "streamed binary patterns; frames are whole.")
 
 
 def _two_switch_prediction() -> float:
@@ -396,8 +398,9 @@ def _two_switch_prediction() -> float:
 
 
 numeric("assumptions-two-switches-predicted", _two_switch_prediction, rel_tol=0.002,
-        traps=[(32.0, "2 x 16, timed at the idealised rate"), (_two_switch_ratio(), "the ledger's factor, not the prediction")],
-        hint="twice the values, sixteen times the frames, written at the binary pattern rate.")
+        traps=[(32.0, "2 x 16, timed at the idealised rate"), (_two_switch_ratio(), "the ledger's factor, not the prediction"),
+               (2 * 16 * 1031 / 9523, "timed at the rate for pre-stored patterns, not streamed ones")],
+        hint="twice the values, sixteen times the frames, written at the rate for streamed binary patterns.")
 explained("assumptions-two-switches-why")
 def _jointly_best(speedup: float | None = None) -> dict[str, float]:
     """The block-circulant model's figures at 4,096 tokens under the combination of alternatives that gives it its

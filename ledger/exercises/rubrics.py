@@ -36,7 +36,7 @@ RUBRICS: dict[str, str] = {
     'amdahl-finite-speedup-why':
         "derives s = (2 - p)/(1 - p) = 1 + 1/(1 - p) from setting the gain to half the infinite one; says for a small p that is barely more than 2, so an engine twice as fast as the GPUs earns half of what Amdahl allows and the bound is set by p, not by the engine's speed.",
     'masks-encoding-why':
-        "says the superpixel costs 16 times the frames but a binary pattern is written about 9 times faster, so 16 x 1,031/9,523; says the two-sided spectrum has n values instead of n/2 + 1, n/(n/2 + 1) = 4,096/2,049, just under 2 because the one-sided count holds both the zero and the Nyquist bin; says the ledger's time factors differ slightly from these value factors because the values are packed into whole frames, rounded up.",
+        "says the superpixel costs 16 times the frames but a streamed binary pattern is written about 2.8 times faster than an idealised frame, so 16 x 1,031/2,880 (not the 9,523 Hz of pre-stored patterns, which a step's new masks cannot use); says the two-sided spectrum has n values instead of n/2 + 1, n/(n/2 + 1) = 4,096/2,049, just under 2 because the one-sided count holds both the zero and the Nyquist bin; says the ledger's time factors differ slightly from these value factors because the values are packed into whole frames, rounded up.",
     'masks-step-size-why':
         "says the weight-mask time stays the same (the same filters, written twice per step whatever its size), the digital step and the data-by-data masks double with the tokens, so the rewrite's share of a step halves.",
     'layer-major-engines-why':
