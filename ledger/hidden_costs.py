@@ -44,8 +44,11 @@ from dataclasses import dataclass
 from .boundary import (BLOCK_SUMS, MODES, WEIGHT_GRADIENTS, Conversions, conversions,  # noqa: F401 (re-exported)
                      feeds_weight_gradient, transform_size)
 from .errors import LedgerError, check_positive_number
+from .hardware import hardware_items
+from .layers import OPTICAL_CLASSES, STATIC_CLASSES
 from .settings import Settings
 from .step import step_items, trained_params
+from .step_time import item_seconds
 from .table import summarize
 
 FORMATS = {
@@ -183,6 +186,13 @@ class HiddenCosts:
     """Sustained FLOP/s of the digital cluster (prices the GPU's recomputed FFTs)."""
     detector_rate: float = 0.0
     """Samples per second the detector takes (0: io_rate)."""
+    engine_work_s: float = 0.0
+    """GPU seconds of the static work (transforms and weight-masked products) at the time model's rates
+    (ledger.step_time): what a once-per-step-mask engine could take off the step."""
+    optical_work_s: float = 0.0
+    """GPU seconds of all the optical classes, the data-by-data products included."""
+    recompute_fft_s: float = 0.0
+    """GPU seconds of the rFFTs of u and g recomputed for the weight gradient (weight_gradient "recompute")."""
 
     @property
     def conversion_s(self) -> float:
@@ -202,18 +212,19 @@ class HiddenCosts:
 
     @property
     def static_saving_s(self) -> float:
-        """The most a once-per-step-mask engine could save: all its FLOPs made free, less the time the GPUs
-        spend recomputing the weight gradient's rFFTs (weight_gradient "recompute")."""
-        return self.static_share * self.digital_step_s - self.gpu_recompute_s
+        """The most a once-per-step-mask engine could save, in seconds at the time model's GPU rates: its work made
+        free, less the time the GPUs spend recomputing the weight gradient's rFFTs (weight_gradient "recompute")."""
+        return self.engine_work_s - self.gpu_recompute_s
 
     @property
     def gpu_recompute_s(self) -> float:
         """Seconds the cluster spends recomputing rFFTs of u and g (0 unless weight_gradient = "recompute")."""
-        return self.conversions.gpu_fft_flops / self.cluster_flops
+        return self.recompute_fft_s
 
     @property
     def optical_saving_s(self) -> float:
-        return self.step_share * self.digital_step_s
+        """The most an engine taking every optical class could save, in seconds at the time model's GPU rates."""
+        return self.optical_work_s
 
     @property
     def break_even_io_rate(self) -> float:
@@ -240,6 +251,12 @@ def hidden_costs(settings: Settings, enob: float | None = None, gradient_format:
     items = step_items(settings)
     row = summarize(settings, items)
     conv = conversions(settings, items, mode, block_sum, weight_gradient)
+    gpu_items = hardware_items(settings, items)
+    engine_work = sum(item_seconds(i, settings) for i in gpu_items if i.cls in STATIC_CLASSES)
+    optical_work = sum(item_seconds(i, settings) for i in gpu_items if i.cls in OPTICAL_CLASSES)
+    recompute = (sum(item_seconds(i, settings) for i in items if feeds_weight_gradient(i))
+                 if mode == "fused" and weight_gradient == "recompute" else 0.0)
     check = precision_check(enob, gradient_format, weight_gradient_contributions(settings))
     return HiddenCosts(row.weight_mask_s, row.data_mask_s, conv, float(io_rate), row.digital_step_s,
-                       row.static_share, row.step_share, check, settings.device.cluster_flops, float(detector_rate))
+                       row.static_share, row.step_share, check, settings.device.cluster_flops, float(detector_rate),
+                       engine_work, optical_work, recompute)

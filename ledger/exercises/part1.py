@@ -333,10 +333,11 @@ numeric("not-map-precision",
 numeric("not-map-break-even",
         lambda: _hidden.hidden_costs(Settings(variant="hyena2", seq_len=8192), mode="fused").break_even_io_rate / 1e12,
         rel_tol=0.003, unit="trillion writes and samples/s",
-        hint="the saving is the static share of the digital step; what crosses the boundary per step, over it?")
+        hint="the saving is the GPU seconds of the static work at the time model's rates; what crosses the boundary "
+             "per step, over it?")
 numeric("not-map-break-even-saving",
         lambda: 1e3 * _hidden.hidden_costs(Settings(variant="hyena2", seq_len=8192), mode="fused").static_saving_s,
-        rel_tol=0.003, unit="ms", hint="the static share of the digital step's time.")
+        rel_tol=0.003, unit="ms", hint="the GPU seconds of the transforms and weight-masked products (ledger.step_time).")
 numeric("not-map-lm-head", lambda seq_len=8192: _lm_head_share(seq_len), rel_tol=0.0002, unit="%",
         variants={"seq_len": (16384, 32768)},
         hint="the LM head's FLOPs over the whole step's.")
