@@ -1,8 +1,9 @@
 """The book's conventions and illustrative figures, each with an alternative and what it changes.
 
-One row per assumption: the setting it is, the book's default, a plausible alternative, and the four
-headline figures (the block-circulant Hyena-2 step share at 4,096 tokens, its Amdahl bound, and its
-weight-mask and data-mask rewrite times per step) under that alternative, beside the default's. A
+One row per assumption: the setting it is, the book's default, a plausible alternative, and the six
+headline figures (the block-circulant Hyena-2 step share at 4,096 tokens, its Amdahl bound on counted FLOPs,
+its bound in time and net speed-up from ledger.step_time, and its weight-mask and data-mask rewrite times
+per step) under that alternative, beside the default's. A
 figure counts as moved when its printed value (the precision the book prints it at) changes. Where an
 assumption leaves all four alone, `other` names the figure it does move. Every number is a
 `ledger.step_row`; nothing here counts.
@@ -18,32 +19,37 @@ import numpy as np
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable
 
+from .boundary import conversions
 from .costs import Costs
-from .engine import MODULATORS
+from .engine import MODULATORS, READOUTS
 from .errors import LedgerError
-from .layers import OPTICAL_CLASSES, LineItem
+from .hardware import hardware_items
+from .layers import OPTICAL_CLASSES, STATIC_CLASSES, LineItem
 from .masks import mask_rows
 from .run import run_policy
-from .settings import Device, Settings
+from .settings import COST_FIELDS, DEVICE_FIELDS, Device, Settings
 from .shares import amdahl, share
-from .step import BLOCK_LAYERS, step_items
+from .step import BLOCK_LAYERS, counted_items, step_items
+from .step_time import TENSOR_KERNELS, step_time
 from .table import StepRow, make_settings, step_row, summarize
-from .timing import KERNELS, kernel_of
+from .timing import kernel_of
 
-HEADLINE = ("step_share", "amdahl", "weight_mask_s", "data_mask_s")
-"""The four headline figures every row reports."""
-HEADLINE_LABELS = {"step_share": "step share", "amdahl": "Amdahl bound", "weight_mask_s": "weight masks",
-                   "data_mask_s": "data masks"}
+HEADLINE = ("step_share", "amdahl", "amdahl_time", "net_speedup", "weight_mask_s", "data_mask_s")
+"""The six headline figures every row reports: two FLOP figures, two of time, two mask times."""
+HEADLINE_LABELS = {"step_share": "step share", "amdahl": "Amdahl bound (FLOPs)", "amdahl_time": "bound in time",
+                   "net_speedup": "net speed-up", "weight_mask_s": "weight masks", "data_mask_s": "data masks"}
 HEADLINE_VARIANT = "hyena2_circulant"
-GPU_TIME_SHARE = "gpu_time_share"
 RECOMPUTE_INPUT_SPECTRUM = "recompute_input_spectrum"
 OPTICAL_BLOCK_SUM = "optical_block_sum"
-VARIATIONS = (GPU_TIME_SHARE, RECOMPUTE_INPUT_SPECTRUM, OPTICAL_BLOCK_SUM)
-"""Alternatives that are not step_row keywords: the share by GPU time rather than FLOPs, recomputing
-the input spectra for dW rather than keeping them, the circulant block sum done optically."""
-TIME_SHARE_SLOWDOWN = 10.0
-"""Under the GPU-time share: FFTs and elementwise work run at 1/10 of the matmul rate (illustrative)."""
+VARIATIONS = (RECOMPUTE_INPUT_SPECTRUM, OPTICAL_BLOCK_SUM)
+"""Alternatives that are not step_row keywords: recomputing the input spectra for dW rather than keeping
+them, the circulant block sum done optically."""
 HEADLINE_SEQ_LEN = 4096
+STREAMED_LINK_RATE = 450e9
+"""Bytes per second each way over NVLink 4 (900 GB/s in all on an H100 SXM, nvidia2023h100)."""
+FAST_IO_RATE = 1e12
+"""An input plane and detector taking 10^12 numbers per second each: about 500 times the idealised device's
+pixel rate (an illustrative bank of converters, not a cited device)."""
 
 
 def _share(x: float) -> str:
@@ -63,7 +69,8 @@ def _secs0(x: float) -> str:
 
 
 FORMATS: dict[str, Callable[[float], str]] = {
-    "step_share": _share, "amdahl": _bound, "weight_mask_s": _secs2, "data_mask_s": _secs0,
+    "step_share": _share, "amdahl": _bound, "amdahl_time": _bound, "net_speedup": lambda x: f"{x:.3g}x",
+    "weight_mask_s": _secs2, "data_mask_s": _secs0,
     "digital_step_s": _secs2, "hybrid_step_share": _share, "hyena2_step_share": _share,
     "transformer_step_flops": lambda x: f"{x:.3e}",
 }
@@ -109,9 +116,9 @@ class AssumptionRow:
         """True when none of the four headline figures changes at its printed precision."""
         return not self.moved
 
-    def gain_ratio(self) -> float:
+    def gain_ratio(self, key: str = "amdahl") -> float:
         """The Amdahl gain above 1 under the alternative over the default's: (bound - 1) / (default bound - 1)."""
-        a, d = self.alternative["amdahl"] - 1, self.default["amdahl"] - 1
+        a, d = self.alternative[key] - 1, self.default[key] - 1
         return a / d if d else (1.0 if a == d else math.inf)
 
     def ratio(self, key: str) -> float:
@@ -122,7 +129,6 @@ class AssumptionRow:
 
 def _assumptions() -> tuple[Assumption, ...]:
     c, dev, s = Costs(), Device(), Settings()
-    superpixel = 4 * 4
     faster = 10
     uhd = 3840 * 2160
     llama_start, llama_end = 4 * s.step_tokens, 16 * s.step_tokens
@@ -178,10 +184,27 @@ def _assumptions() -> tuple[Assumption, ...]:
         Assumption("GPU figures", "gpu_flops", f"{dev.gpus:g} GPUs x {dev.gpu_flops / 1e12:,.0f} TFLOP/s sustained",
                    f"{dev.gpus:g} GPUs x {2.5 * dev.gpu_flops / 1e12:,.0f} TFLOP/s",
                    {"gpu_flops": 2.5 * dev.gpu_flops}, "a faster GPU generation", other="digital_step_s"),
-        Assumption("Share of FLOPs or of GPU time", GPU_TIME_SHARE, "FLOP share (every FLOP takes the same time)",
-                   f"GPU-time share (FFTs and elementwise work at 1/{TIME_SHARE_SLOWDOWN:g} of the matmul rate)", {},
-                   "FFTs and elementwise products are memory-bound on a GPU and run far below its matmul rate "
-                   "(ledger.timing; chapter 16 measures the rates)", variation=GPU_TIME_SHARE),
+        Assumption("GPU memory bandwidth", "gpu_bandwidth", f"{dev.gpu_bandwidth / 1e12:.2f} TB/s (the HBM peak)",
+                   f"{dev.gpu_bandwidth / 2e12:.3g} TB/s sustained", {"gpu_bandwidth": dev.gpu_bandwidth / 2},
+                   "FFT and elementwise kernels sustain a fraction of the peak bandwidth (an illustrative half), so "
+                   "the work the engine takes costs the GPUs more time"),
+        Assumption("LM head", "lm_head", "dense (about 85% of the block-circulant model's step)",
+                   "block-circulant, like the model's other matrices", {"lm_head": "circulant"},
+                   "the vocabulary projection made circulant (or factorised) too; only the block-circulant model "
+                   "has it"),
+        Assumption("Layout", "layout", f"{dev.layout} (values fill the frame)",
+                   "rows (one spectrum per row, cylindrical optics)", {"layout": "rows"},
+                   "one-dimensional transforms need cylindrical optics, each spectrum on rows of its own (chapter 06)"),
+        Assumption("Input and readout rates", "input_rate",
+                   "like the mask device (input in the mode's encoding, one detector sample per pixel per frame)",
+                   f"{FAST_IO_RATE:.0e} numbers per second each", {"input_rate": FAST_IO_RATE},
+                   "an input plane and detector far faster than the mask device (an illustrative converter bank)"),
+        Assumption("Link to the engine", "link_rate", f"{dev.link_rate / 1e9:.0f} GB/s each way (PCIe 5.0 x16)",
+                   f"{STREAMED_LINK_RATE / 1e9:.0f} GB/s each way (NVLink 4)", {"link_rate": STREAMED_LINK_RATE},
+                   "the GPUs' own fastest link"),
+        Assumption("Mask overlap", "mask_overlap", f"{dev.mask_overlap} (the engine waits for its rewrites)",
+                   "overlapped (a double-buffered device writes the next masks meanwhile)",
+                   {"mask_overlap": "overlapped"}, "two mask devices, or one with two pattern buffers"),
         Assumption("U's spectrum for dW", RECOMPUTE_INPUT_SPECTRUM, "kept from the forward pass",
                    "recomputed: FFT(u) (and each token's block FFTs) again in dW", {},
                    "keeping spectra costs memory (chapter 07); recomputing them costs transforms. Under full "
@@ -194,12 +217,11 @@ def _assumptions() -> tuple[Assumption, ...]:
         Assumption("Where filters are built", "filter_build", "once per optimizer step (a step-level accumulator)",
                    "once per micro-batch on every data-parallel rank", {"filter_build": "micro-batch"},
                    "a real run builds spectra per micro-batch per rank (ledger.run)"),
-        *(Assumption(f"Modulator ({label})", "modulator", f"{dev.modulator}: {dev.mode.device}, "
+        *(Assumption(f"Modulator ({name})", "modulator", f"{dev.modulator}: {dev.mode.device}, "
                      f"{dev.frame_rate_hz:,g} Hz, {dev.complex_values_per_pixel:g} value per pixel",
-                     f"{name}: {MODULATORS[name].frame_rate_hz:,g} Hz, {MODULATORS[name].values_per_pixel:g} "
-                     "value per pixel", {"modulator": name}, f"a cited device: {MODULATORS[name].encoding}")
-          for name, label in (("dmd-superpixel", "binary superpixel"), ("dmd-lee", "binary Lee hologram"),
-                              ("lcos-double-phase", "phase-only LCOS")) if name in MODULATORS),
+                     f"{name}: {m.frame_rate_hz:,g} Hz for streamed patterns, {m.values_per_pixel:g} value per pixel",
+                     {"modulator": name}, f"a cited device: {m.device}; {m.rate_condition}")
+          for name, m in MODULATORS.items() if not m.idealised),
     )
 
 
@@ -222,7 +244,7 @@ def headline(row: StepRow) -> dict[str, float]:
 
 
 def variation_items(s: Settings, items: list[LineItem], variations: Iterable[str]) -> list[LineItem]:
-    """The step's line items with the item-level variations applied (GPU_TIME_SHARE changes no item)."""
+    """The step's line items with the item-level variations applied."""
     variations = set(variations)
     unknown = variations - set(VARIATIONS)
     if unknown:
@@ -240,42 +262,30 @@ def variation_items(s: Settings, items: list[LineItem], variations: Iterable[str
 
 @dataclass(frozen=True)
 class _Counted:
-    """What one setting of the FLOP-side switches gives, before the device and the share basis are applied."""
+    """What one setting of the FLOP-side switches gives, before the device is applied."""
 
     step_flops: float
     step_share: float
-    kernel_flops: tuple
-    optical_kernel_flops: tuple
     weight_values: float
     data_values: float
     weight_spectra: tuple = ()
-    """((spectra, values per spectrum), ...) of the weight masks: what layout "rows" counts rows from."""
+    """The weight-mask items: what layout "rows" counts rows from."""
     data_spectra: tuple = ()
 
 
-_KERNEL_OF: dict = {}
-
-
 class _Sums:
-    """Running sums of one step's items: FLOPs, optical FLOPs, FLOPs by kernel kind, mask values."""
+    """Running sums of one step's items: FLOPs, optical FLOPs, mask values."""
 
     def __init__(self) -> None:
-        self.kf, self.okf = dict.fromkeys(KERNELS, 0.0), dict.fromkeys(KERNELS, 0.0)
         self.step = self.opt = self.wv = self.dv = 0.0
         self.ws: list = []
         self.ds: list = []
 
-    def add(self, i: LineItem, factor: float = 1.0, masks: bool = True) -> None:
-        key = (i.op, i.cls)
-        k = _KERNEL_OF.get(key) or _KERNEL_OF.setdefault(key, kernel_of(i))
-        f = factor * i.flops
-        self.step += f
-        self.kf[k] += f
+    def add(self, i: LineItem) -> None:
+        self.step += i.flops
         if i.cls in OPTICAL_CLASSES:
-            self.opt += f
-            self.okf[k] += f
-        if masks:
-            self.add_masks(i)
+            self.opt += i.flops
+        self.add_masks(i)
 
     def add_masks(self, i: LineItem) -> None:
         if i.cls == "weight_product":
@@ -286,14 +296,13 @@ class _Sums:
             self.ds.append(i)
 
     def counted(self) -> _Counted:
-        return _Counted(self.step, share(self.opt, self.step), tuple(self.kf.items()), tuple(self.okf.items()),
-                        self.wv, self.dv, tuple(self.ws), tuple(self.ds))
+        return _Counted(self.step, share(self.opt, self.step), self.wv, self.dv, tuple(self.ws), tuple(self.ds))
 
 
 def _count(s: Settings, variations: Iterable[str] = ()) -> _Counted:
     """One pass over the step's items (the reference count the joint grid's shortcut must match)."""
     sums = _Sums()
-    for i in variation_items(s, step_items(s), variations):
+    for i in variation_items(s, counted_items(s), variations):
         sums.add(i)
     return sums.counted()
 
@@ -307,11 +316,8 @@ def _count_policies(s: Settings, variations: Iterable[str], policies) -> list[_C
     (a test holds them together); one weighted sum per policy instead of a new ledger.
     """
     plain = replace(s, recompute="none", filter_build="step")
-    items = variation_items(plain, step_items(plain), variations)
+    items = variation_items(plain, counted_items(plain), variations)
     builds = run_policy(replace(plain, filter_build="micro-batch")).filter_builds
-    kernel_index = {k: j for j, k in enumerate(KERNELS)}
-    kernels = np.array([kernel_index[_KERNEL_OF.get((i.op, i.cls)) or _KERNEL_OF.setdefault((i.op, i.cls), kernel_of(i))]
-                        for i in items])
     flops = np.array([i.flops for i in items])
     optical = np.array([i.cls in OPTICAL_CLASSES for i in items])
     per_step = np.array([i.per == "step" for i in items])
@@ -326,42 +332,51 @@ def _count_policies(s: Settings, variations: Iterable[str], policies) -> list[_C
         if recompute == "full":
             weight = np.where(again, 0.0, weight) + block_forward
         f = flops * weight
-        kf = np.bincount(kernels, f, minlength=len(KERNELS))
-        okf = np.bincount(kernels, f * optical, minlength=len(KERNELS))
         step, opt = float(f.sum()), float((f * optical).sum())
-        out.append(_Counted(step, share(opt, step), tuple(zip(KERNELS, map(float, kf))),
-                            tuple(zip(KERNELS, map(float, okf))), sums.wv, sums.dv, tuple(sums.ws), tuple(sums.ds)))
+        out.append(_Counted(step, share(opt, step), sums.wv, sums.dv, tuple(sums.ws), tuple(sums.ds)))
     return out
 
 
-def _figures(c: _Counted, device: Device, speedup: float, time_share: bool) -> dict[str, float]:
-    """Every figure of one combination from its counts: the same formulas as ledger.step_row."""
-    if time_share:
-        slow = device.gpu_flops / TIME_SHARE_SLOWDOWN
-        rate = {"matmul": device.gpu_flops, "block_product": device.gpu_flops}
-        step_t = sum(f / rate.get(k, slow) for k, f in c.kernel_flops)
-        opt_t = sum(f / rate.get(k, slow) for k, f in c.optical_kernel_flops)
-        p, digital = share(opt_t, step_t), step_t / device.gpus
-    else:
-        p, digital = c.step_share, c.step_flops / device.cluster_flops
+def _figures(c: _Counted, device: Device, speedup: float) -> dict[str, float]:
+    """The FLOP figures and mask times of one combination from its counts: the same formulas as ledger.step_row."""
     wf = device.frames(c.weight_values, mask_rows(c.weight_spectra, device))
     df = device.frames(c.data_values, mask_rows(c.data_spectra, device))
-    wm, dm = wf / device.frame_rate_hz, df / device.frame_rate_hz
-    return {"step_share": p, "amdahl": amdahl(p, speedup), "weight_mask_s": wm, "data_mask_s": dm,
-            "digital_step_s": digital, "weight_mask_steps": wm / digital, "data_mask_steps": dm / digital}
+    return {"step_share": c.step_share, "amdahl": amdahl(c.step_share, speedup),
+            "weight_mask_s": wf / device.frame_rate_hz, "data_mask_s": df / device.frame_rate_hz,
+            "digital_step_s": c.step_flops / device.cluster_flops}
+
+
+def _block_sum(variations: Iterable[str]) -> str:
+    return "optical" if OPTICAL_BLOCK_SUM in variations else "digital"
 
 
 def figures(settings: Settings | None = None, variations: Iterable[str] = (), **overrides: Any) -> dict[str, float]:
-    """Step share, Amdahl bound, mask times (s and in digital steps) and digital step time of one setting.
+    """Every figure of one setting: step share and Amdahl bound on counted FLOPs, mask times, the digital step
+    (counted FLOPs at the sustained rate), and from the time model (ledger.step_time) the all-digital step, the
+    bound in time, the net speed-up and the mask times in all-digital steps.
 
     `overrides` are step_row keywords; `variations` names alternatives that are not (VARIATIONS).
     """
     variations = tuple(variations)
     s = make_settings(settings, **overrides)
-    return _figures(_count(s, variations), s.device, s.optical_speedup, GPU_TIME_SHARE in variations)
+    out = _figures(_count(s, variations), s.device, s.optical_speedup)
+    timed = step_time(s, variation_items(s, step_items(s), variations), _block_sum(variations))
+    all_digital = timed.all_digital_step_s
+    out.update({"all_digital_step_s": all_digital, "amdahl_time": timed.amdahl_time,
+                "net_speedup": timed.net_speedup, "weight_mask_steps": out["weight_mask_s"] / all_digital,
+                "data_mask_steps": out["data_mask_s"] / all_digital})
+    return out
 
 
 def _thrown(base: Settings, rows: Iterable[Assumption]) -> tuple[Settings, tuple[str, ...]]:
+    rows = list(rows)
+    axis_of = _axis_names()
+    seen: dict[str, str] = {}
+    for a in rows:
+        axis = axis_of[a.name]
+        if axis in seen and seen[axis] != a.name:
+            raise LedgerError(f"assumptions {seen[axis]!r} and {a.name!r} set the same parameter: throw one of them")
+        seen[axis] = a.name
     overrides, variations = {}, []
     for a in rows:
         overrides.update(a.overrides)
@@ -371,7 +386,8 @@ def _thrown(base: Settings, rows: Iterable[Assumption]) -> tuple[Settings, tuple
 
 
 def figures_with(rows: Iterable[Assumption], settings: Settings | None = None, **overrides: Any) -> dict[str, float]:
-    """`figures` with every assumption of `rows` thrown together on top of `settings`."""
+    """`figures` with every assumption of `rows` thrown together on top of `settings` (two rows that set one
+    parameter are refused, so the order of `rows` never matters)."""
     s, variations = _thrown(make_settings(settings, **overrides), rows)
     return figures(s, variations)
 
@@ -399,10 +415,12 @@ def assumptions_table(settings: Settings | None = None, **overrides: Any) -> lis
 
 JOINT_VARIANTS = ("hyena2", "hybrid", "hyena2_circulant")
 """The variants whose headline figures the joint view ranges over (the transformer has no optical work)."""
-JOINT_FIGURES = ("amdahl", "weight_mask_steps", "data_mask_steps")
-JOINT_LABELS = {"amdahl": "Amdahl bound", "weight_mask_steps": "weight masks / digital step",
-                "data_mask_steps": "data masks / digital step"}
-_POST_KEYS = {"modulator", "pixels", "values_per_pixel", "frame_rate", "gpus", "gpu_flops", "optical_speedup"}
+JOINT_FIGURES = ("amdahl", "amdahl_time", "net_speedup", "weight_mask_steps", "data_mask_steps")
+JOINT_LABELS = {"amdahl": "Amdahl bound (counted FLOPs)", "amdahl_time": "bound in time",
+                "net_speedup": "net speed-up", "weight_mask_steps": "weight masks / all-digital step",
+                "data_mask_steps": "data masks / all-digital step"}
+TIME_FIGURES = ("amdahl_time", "net_speedup", "weight_mask_steps", "data_mask_steps")
+"""Figures of seconds: no counting convention moves them, so their grid leaves the conventions at the defaults."""
 
 
 def _compatible(rows) -> bool:
@@ -412,44 +430,46 @@ def _compatible(rows) -> bool:
     return not ({"modulator", "frame_rate"} <= keys)
 
 
+def _keys(a: Assumption) -> set[str]:
+    return set(a.overrides) | ({a.variation} if a.variation else set())
+
+
+@functools.cache
+def _axis_names() -> dict[str, str]:
+    """{assumption name: its axis}: rows whose settings overlap (FMA counting and the complex
+    multiply-accumulate both set complex_mul_flops) are alternatives on one axis."""
+    groups: list[tuple[set[str], list[Assumption]]] = []
+    for a in ASSUMPTIONS:
+        keys = _keys(a) or {a.setting}
+        joined = [g for g in groups if g[0] & keys]
+        merged_keys, merged_rows = set(keys), [a]
+        for g in joined:
+            merged_keys |= g[0]
+            merged_rows = g[1] + merged_rows
+            groups.remove(g)
+        groups.append((merged_keys, merged_rows))
+    return {a.name: rows[0].setting for keys, rows in groups for a in rows}
+
+
 def axes() -> dict[str, list[Assumption | None]]:
-    """The switches as grid axes: {setting: [None (the default), alternative, ...]}; rows on one setting share an axis."""
+    """The switches as grid axes: {axis: [None (the default), alternative, ...]}; rows that set the same parameter
+    share an axis (named by the first row's setting)."""
+    axis_of = _axis_names()
     out: dict[str, list] = {}
     for a in ASSUMPTIONS:
-        out.setdefault(a.setting, [None]).append(a)
+        out.setdefault(axis_of[a.name], [None]).append(a)
     return out
 
 
-def _post_arrays(posts) -> dict:
-    """The device-side settings of every post combination as arrays (one entry per combination)."""
-    return {"values_per_frame": np.array([d.values_per_frame for _, d, _, _ in posts]),
-            "frame_rate": np.array([d.frame_rate_hz for _, d, _, _ in posts]),
-            "cluster_flops": np.array([d.cluster_flops for _, d, _, _ in posts]),
-            "speedup": np.array([sp for _, _, sp, _ in posts]),
-            "time_share": np.array([ts for _, _, _, ts in posts])}
-
-
-def _figures_many(c: _Counted, post: dict) -> dict:
-    """`_figures` for every post combination at once (numpy), the same formulas."""
-    slow = TIME_SHARE_SLOWDOWN
-    fast_kernels = ("matmul", "block_product")
-    step_t = sum(f * (1 if k in fast_kernels else slow) for k, f in c.kernel_flops)  # x gpu_flops seconds
-    opt_t = sum(f * (1 if k in fast_kernels else slow) for k, f in c.optical_kernel_flops)
-    ts = post["time_share"]
-    p = np.where(ts, opt_t / step_t, c.step_share)
-    digital = np.where(ts, step_t, c.step_flops) / post["cluster_flops"]
-    with np.errstate(divide="ignore"):
-        amd = 1.0 / ((1.0 - p) + p / post["speedup"])
-    wf = np.ceil(c.weight_values / post["values_per_frame"]) if c.weight_values > 0 else 0.0
-    df = np.ceil(c.data_values / post["values_per_frame"]) if c.data_values > 0 else 0.0
-    return {"amdahl": amd, "weight_mask_steps": wf / post["frame_rate"] / digital,
-            "data_mask_steps": df / post["frame_rate"] / digital}
-
-
 def _is_post(choices) -> bool:
-    """An axis the counted items do not depend on: device figures, the speed-up, the share basis."""
-    return all(a.variation == GPU_TIME_SHARE or (not a.variation and set(a.overrides) <= _POST_KEYS)
+    """An axis the counted items do not depend on: the engine's and the cluster's figures, the optical speed-up."""
+    return all(not a.variation and set(a.overrides) <= set(DEVICE_FIELDS) | {"optical_speedup"}
                for a in choices if a is not None)
+
+
+def _is_convention(choices) -> bool:
+    """An axis of counting conventions only: it moves counts and FLOP shares, never a second."""
+    return all(not a.variation and set(a.overrides) <= set(COST_FIELDS) for a in choices if a is not None)
 
 
 @dataclass(frozen=True)
@@ -477,7 +497,7 @@ class JointView:
     combinations: dict
     """{variant: combinations evaluated} (switches that cannot change a variant are left at their default)."""
     counted: int
-    """Step ledgers counted (the expensive part); device and share-basis switches reuse them."""
+    """Step ledgers counted (the expensive part); device switches reuse them."""
     seconds: float
 
     def get(self, variant: str, figure: str) -> JointRange:
@@ -490,16 +510,142 @@ class JointView:
 
 def _relevant(base: Settings, choices) -> bool:
     """Whether any alternative of a FLOP-side axis changes the variant's line items at all."""
-    default = variation_items(base, step_items(base), ())
+    default = variation_items(base, counted_items(base), ())
     for a in choices[1:]:
-        s, variations = _thrown(base, [a])
-        if variation_items(s, step_items(s), variations) != default:
+        try:
+            s, variations = _thrown(base, [a])
+        except LedgerError:
+            continue
+        if variation_items(s, counted_items(s), variations) != default:
             return True
     return False
 
 
+def _posts(base: Settings, post_axes: dict) -> list[tuple[tuple[str, ...], Settings]]:
+    """Every compatible combination of the device-side axes, with the settings it gives."""
+    out = []
+    for post in itertools.product(*post_axes.values()):
+        rows = [a for a in post if a is not None]
+        if _compatible(rows):
+            out.append((tuple(a.name for a in rows), _thrown(base, rows)[0]))
+    return out
+
+
+def _keep(best: dict, figure: str, values, names: list[tuple[str, ...]]) -> None:
+    b = best[figure]
+    lo, hi = int(np.argmin(values)), int(np.argmax(values))
+    if values[lo] < b[0]:
+        b[0], b[1] = float(values[lo]), names[lo]
+    if values[hi] > b[2]:
+        b[2], b[3] = float(values[hi]), names[hi]
+
+
+def _flop_grid(variant: str, base: Settings, grid: dict, best: dict) -> tuple[int, int]:
+    """The Amdahl bound on counted FLOPs over every combination (the device-side axes but the speed-up move it not)."""
+    post_axes = {k: v for k, v in grid.items() if _is_post(v)}
+    speedups = [(names, s.optical_speedup) for names, s in _posts(base, {k: v for k, v in post_axes.items()
+                                                                        if k == "optical_speedup"})]
+    speed = np.array([sp for _, sp in speedups])
+    flop_axes = {k: v for k, v in grid.items() if k not in post_axes and _relevant(base, v)}
+    policy_axes = [flop_axes.pop(k, [None]) for k in ("recompute", "filter_build")]
+    policy_rows = list(itertools.product(*policy_axes))
+    n = counted = 0
+    for pre in itertools.product(*flop_axes.values()):
+        pre_rows = [a for a in pre if a is not None]
+        try:
+            s, variations = _thrown(base, pre_rows)
+        except LedgerError:
+            continue  # e.g. a step size that a sequence length does not divide
+        policies = [tuple((_thrown(s, [a])[0] if a else s).__getattribute__(k) for a, k in zip(rows, ("recompute", "filter_build")))
+                    for rows in policy_rows]
+        counted += 1
+        for rows, c in zip(policy_rows, _count_policies(s, variations, policies)):
+            thrown = tuple(a.name for a in pre_rows + [a for a in rows if a is not None])
+            with np.errstate(divide="ignore"):
+                values = 1.0 / ((1.0 - c.step_share) + c.step_share / speed)
+            n += len(speed)
+            _keep(best, "amdahl", values, [thrown + names for names, _ in speedups])
+    return n, counted
+
+
+def _frames(weight: list[LineItem], data: list[LineItem], device: Device) -> tuple[int, int]:
+    """(weight-mask frames, data-mask frames) of the masked items on `device`: what ledger.masks.mask_budget counts."""
+    rows = device.layout == "rows"
+    return (device.frames(sum(i.mask_values for i in weight), mask_rows(weight, device) if rows else 0.0),
+            device.frames(sum(i.mask_values for i in data), mask_rows(data, device) if rows else 0.0))
+
+
+def _time_grid(variant: str, base: Settings, grid: dict, best: dict) -> tuple[int, int]:
+    """The figures of seconds over every combination of the axes that can move them (no counting convention)."""
+    post_axes = {k: v for k, v in grid.items() if _is_post(v)}
+    posts = _posts(base, post_axes)
+    names = [n for n, _ in posts]
+    engines = [s.device for _, s in posts]
+    gpu_keys = sorted({(e.gpu_flops, e.gpu_vector_flops, e.gpu_bandwidth, e.gpu_bytes_per_value, e.gpus) for e in engines})
+    gpu_of = np.array([gpu_keys.index((e.gpu_flops, e.gpu_vector_flops, e.gpu_bandwidth, e.gpu_bytes_per_value,
+                                       e.gpus)) for e in engines])
+    io = np.array([e.io_rate for e in engines])
+    detector = np.array([e.detector_rate for e in engines])
+    samples = np.array([READOUTS[e.readout] for e in engines])
+    link = np.array([e.link_rate for e in engines])
+    link_bytes = np.array([e.link_bytes_per_value for e in engines])
+    frame_rate = np.array([e.frame_rate_hz for e in engines])
+    overlapped = np.array([e.mask_overlap == "overlapped" for e in engines])
+    speedup = np.array([s.optical_speedup for _, s in posts])
+    mask_keys = sorted({(e.modulator, e.frame_rate, e.values_per_pixel, e.pixels, e.layout, e.row_pixels)
+                        for e in engines}, key=repr)
+    mask_of = np.array([mask_keys.index((e.modulator, e.frame_rate, e.values_per_pixel, e.pixels, e.layout,
+                                         e.row_pixels)) for e in engines])
+    mask_engine = {k: next(e for e in engines if (e.modulator, e.frame_rate, e.values_per_pixel, e.pixels, e.layout,
+                                                  e.row_pixels) == k) for k in mask_keys}
+    pre_axes = {k: v for k, v in grid.items() if k not in post_axes and not _is_convention(v) and _relevant(base, v)}
+    n = counted = 0
+    for pre in itertools.product(*pre_axes.values()):
+        pre_rows = [a for a in pre if a is not None]
+        try:
+            s, variations = _thrown(base, pre_rows)
+        except LedgerError:
+            continue
+        counted += 1
+        items = variation_items(s, step_items(s), variations)
+        gpu_items = hardware_items(s, items)
+        work = np.array([i.reference_flops for i in gpu_items])
+        moved = np.array([i.moved for i in gpu_items])
+        tensor = np.array([kernel_of(i) in TENSOR_KERNELS for i in gpu_items])
+        static = np.array([i.cls in STATIC_CLASSES for i in gpu_items])
+        rest_s, engine_s = [], []
+        for gf, vf, bw, bpv, gpus in gpu_keys:
+            t = np.where(tensor, work / gf, np.maximum(work / vf, moved * bpv / bw)) / gpus
+            rest_s.append(float(t[~static].sum()))
+            engine_s.append(float(t[static].sum()))
+        rest, engine_work = np.array(rest_s)[gpu_of], np.array(engine_s)[gpu_of]
+        crossing = conversions(s, items, mode="fused", block_sum=_block_sum(variations))
+        weight = [i for i in items if i.cls == "weight_product" and i.mask_values]
+        data = [i for i in items if i.cls == "data_product" and i.mask_values]
+        frames = [_frames(weight, data, mask_engine[k]) for k in mask_keys]
+        weight_s = np.array([w for w, _ in frames])[mask_of] / frame_rate
+        data_s = np.array([d for _, d in frames])[mask_of] / frame_rate
+        stream = np.maximum.reduce([crossing.values_in / io, crossing.values_out * samples / detector,
+                                    max(crossing.values_in, crossing.values_out) * link_bytes / link,
+                                    np.where(np.isinf(speedup), 0.0, engine_work / speedup)])
+        engine = np.where(overlapped, np.maximum(stream, weight_s), stream + weight_s)
+        all_digital = rest + engine_work
+        time_share = engine_work / all_digital
+        figures_now = {"amdahl_time": 1.0 / (1.0 - time_share), "net_speedup": all_digital / (rest + engine),
+                       "weight_mask_steps": weight_s / all_digital, "data_mask_steps": data_s / all_digital}
+        thrown = tuple(a.name for a in pre_rows)
+        combined = [thrown + p for p in names]
+        n += len(posts)
+        for f, values in figures_now.items():
+            _keep(best, f, values, combined)
+    return n, counted
+
+
 def joint_view(seq_len: int = HEADLINE_SEQ_LEN) -> JointView:
-    """Every combination of every alternative (all switches at once), per Hyena variant: each figure's range."""
+    """Every combination of every alternative (all switches at once), per Hyena variant: each figure's range.
+
+    The bound on counted FLOPs ranges over every axis; the figures of seconds over every axis but the counting
+    conventions, which move no second (a test holds every time figure fixed under each of them)."""
     return _joint_view(seq_len)
 
 
@@ -507,48 +653,15 @@ def joint_view(seq_len: int = HEADLINE_SEQ_LEN) -> JointView:
 def _joint_view(seq_len: int) -> JointView:
     t0 = time.perf_counter()
     grid = axes()
-    post_axes = {k: v for k, v in grid.items() if _is_post(v)}
     ranges, combos, counted = [], {}, 0
     for variant in JOINT_VARIANTS:
         base = make_settings(variant=variant, seq_len=seq_len)
-        if base.device.layout != "packed":
-            raise LedgerError("the joint grid counts the packed layout (the engine's default)")
-        flop_axes = {k: v for k, v in grid.items() if k not in post_axes and _relevant(base, v)}
         default = figures(base)
         best = {f: [default[f], (), default[f], ()] for f in JOINT_FIGURES}
-        posts = []  # the device-side switches touch no line item: settle them once per variant
-        for post in itertools.product(*post_axes.values()):
-            post_rows = [a for a in post if a is not None]
-            if not _compatible(post_rows):
-                continue
-            ps, pv = _thrown(base, post_rows)
-            posts.append((tuple(a.name for a in post_rows), ps.device, ps.optical_speedup, GPU_TIME_SHARE in pv))
-        post_arrays = _post_arrays(posts)
-        n = 0
-        # recompute and where filters are built act on items the plain step lists: one count serves all four
-        policy_axes = [flop_axes.pop(k, [None]) for k in ("recompute", "filter_build")]
-        policy_rows = list(itertools.product(*policy_axes))
-        for pre in itertools.product(*flop_axes.values()):
-            pre_rows = [a for a in pre if a is not None]
-            try:
-                s, variations = _thrown(base, pre_rows)
-            except LedgerError:
-                continue  # e.g. a step size that a sequence length does not divide
-            policies = [tuple((_thrown(s, [a])[0] if a else s).__getattribute__(k) for a, k in zip(rows, ("recompute", "filter_build")))
-                        for rows in policy_rows]
-            counted += 1
-            for rows, c in zip(policy_rows, _count_policies(s, variations, policies)):
-                thrown = pre_rows + [a for a in rows if a is not None]
-                fig = _figures_many(c, post_arrays)
-                n += len(posts)
-                for f in JOINT_FIGURES:
-                    b, values = best[f], fig[f]
-                    lo, hi = int(np.argmin(values)), int(np.argmax(values))
-                    if values[lo] < b[0]:
-                        b[0], b[1] = float(values[lo]), tuple(a.name for a in thrown) + posts[lo][0]
-                    if values[hi] > b[2]:
-                        b[2], b[3] = float(values[hi]), tuple(a.name for a in thrown) + posts[hi][0]
-        combos[variant] = n
+        n_flop, c_flop = _flop_grid(variant, base, grid, best)
+        n_time, c_time = _time_grid(variant, base, grid, best)
+        combos[variant] = n_flop + n_time
+        counted += c_flop + c_time
         ranges += [JointRange(variant, f, default[f], *best[f]) for f in JOINT_FIGURES]
     return JointView(tuple(ranges), combos, counted, time.perf_counter() - t0)
 

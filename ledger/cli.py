@@ -12,7 +12,7 @@ from .errors import LedgerError
 from .report import DEFAULT_SEQ_LENS, results_json, results_markdown
 from .run import FILTER_BUILDS
 from .engine import LAYOUTS, MASK_OVERLAPS, MODULATORS, READOUTS, REFUSED_MODULATORS
-from .settings import ATTENTION_KERNELS, FFT_LENGTHS, MASK_SPECTRA, RECOMPUTE_MODES, VARIANTS, Device, Settings
+from .settings import ATTENTION_KERNELS, FFT_LENGTHS, LM_HEADS, MASK_SPECTRA, RECOMPUTE_MODES, VARIANTS, Device, Settings
 from .shapes import ModelShape
 from .costs import Costs
 
@@ -116,6 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="long-convolution FFT length: 2S, or 2S-1 (the shortest without wrap-around; default: 2S). "
                         "Both are priced C n log2 n, so 2S-1 (odd; 8,191 is prime) is priced as if it were a "
                         "power of two: it shows the length's effect on the count, not a cheaper FFT")
+    p.add_argument("--lm-head", choices=LM_HEADS, default=d.lm_head,
+                   help="the block-circulant model's LM head: dense (default) or circulant (blocks of --block)")
     p.add_argument("--micro-batches", type=_positive_int, default=d.micro_batches, metavar="M",
                    help="micro-batches each data-parallel rank (one per GPU) runs per step (default: 1)")
     p.add_argument("--filter-build", choices=FILTER_BUILDS, default=d.filter_build,
@@ -165,7 +167,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
                     hybrid_attention_fraction=args.hybrid_attention_fraction, recompute=args.recompute,
                     mask_spectrum=args.mask_spectrum, optical_speedup=args.optical_speedup,
                     fft_length=args.fft_length, attention_kernel=args.attention_kernel,
-                    attention_tile=args.attention_tile,
+                    attention_tile=args.attention_tile, lm_head=args.lm_head,
                     micro_batches=args.micro_batches, filter_build=args.filter_build,
                     seq_len=args.step_tokens)  # a placeholder that divides the step; each row sets its own
 

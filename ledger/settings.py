@@ -37,6 +37,9 @@ DEFAULT_ATTENTION_TILE = 128
 on A100 and H100 uses 128 x 64 tiles, and its backward 64 x 128, which skip exactly what square
 128 x 128 tiles skip (Dao-AILab/flash-attention, csrc/flash_attn/src/flash_fwd_launch_template.h at
 01afd16d, flash_bwd_launch_template.h at 073afd59)."""
+LM_HEADS = ("dense", "circulant")
+"""The block-circulant model's LM head: dense (the book's: about 85% of that model's step FLOPs) or
+block-circulant like its other matrices (the vocabulary must then be a multiple of the block)."""
 MASK_SPECTRA = ("one-sided", "two-sided")
 """one-sided: a mask holds the n/2+1 bins of a real FFT (Hermitian symmetry). two-sided: all n bins,
 as a Fourier plane does (the symmetry saves digital work, not pixels)."""
@@ -74,6 +77,9 @@ class Settings:
     """Tile rows and columns of the flash-causal kernel (diagonal tiles computed whole)."""
     micro_batches: int = 1
     """Micro-batches each data-parallel rank (one per GPU) runs per step (run policy: ledger.run)."""
+    lm_head: str = "dense"
+    """The LM head of hyena2_circulant: "dense" (the default) or "circulant" (block-circulant, blocks of `block`);
+    the other variants keep a dense head either way."""
     filter_build: str = "step"
     """Filter and weight-block spectra built once per "step" (the ledger's idealisation) or once per
     "micro-batch" per rank (a real run); see ledger.run."""
@@ -104,6 +110,12 @@ class Settings:
             raise LedgerError(f"hybrid_attention_fraction = {frac!r}: must be a number from 0 to 1")
         if self.variant == "hyena2_circulant":
             check_block(self.block, self.shape)
+        if self.lm_head not in LM_HEADS:
+            raise LedgerError(f"lm_head = {self.lm_head!r}: must be one of {', '.join(LM_HEADS)}")
+        if self.lm_head == "circulant" and self.variant == "hyena2_circulant":
+            if self.shape.vocab % self.block:
+                raise LedgerError(f"lm_head = 'circulant': block = {self.block} does not divide the vocabulary "
+                                  f"({self.shape.vocab:,}); choose a block that does")
 
     @property
     def engine(self) -> Engine:

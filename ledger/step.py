@@ -56,7 +56,8 @@ def weight_matrices(s: Settings) -> list[WeightMatrix]:
                     WeightMatrix("hyena out-projection", "hyena", h, h, n_hyena, False)]
         out += [WeightMatrix(name, "mlp", rows, cols, n_all, False)
                 for name, rows, cols in (("mlp gate", inter, h), ("mlp up", inter, h), ("mlp down", h, inter))]
-    out.append(WeightMatrix("lm head", "lm_head", shape.vocab, h, 1, False))
+    circulant_head = s.variant == "hyena2_circulant" and s.lm_head == "circulant"
+    out.append(WeightMatrix("lm head", "lm_head", shape.vocab, h, 1, circulant_head, s.block))
     return out
 
 
@@ -107,15 +108,16 @@ def step_items(s: Settings) -> list[LineItem]:
     conventions other than the reference prices (ledger.costs.REFERENCE), each item also carries its work
     at those prices (`work`), which the time model divides by device rates.
     """
-    items = _counted_items(s)
+    items = counted_items(s)
     if s.costs != REFERENCE:
-        reference = _counted_items(replace(s, costs=REFERENCE))
+        reference = counted_items(replace(s, costs=REFERENCE))
         items = [replace(i, work=r.flops) for i, r in zip(items, reference)]
     return items
 
 
-def _counted_items(s: Settings) -> list[LineItem]:
-    """The step's items priced at s.costs (step_items adds the reference work when those differ)."""
+def counted_items(s: Settings) -> list[LineItem]:
+    """The step's items priced at s.costs, without their work at the reference prices (step_items adds it when
+    the two differ): enough for counts and FLOP shares, not for any time."""
     items: list[LineItem] = embedding(s)
     for m in weight_matrices(s):
         if m.name == "lm head":

@@ -130,8 +130,11 @@ class StepTime:
                 "link_rate": self.link_bytes / saved}
 
 
-def step_time(settings: Settings, items: Iterable[LineItem]) -> StepTime:
-    """The step of `settings` whose model line items are `items` (ledger.step.step_items), in seconds."""
+def step_time(settings: Settings, items: Iterable[LineItem], block_sum: str = "digital") -> StepTime:
+    """The step of `settings` whose model line items are `items` (ledger.step.step_items), in seconds.
+
+    `block_sum` says where a circulant matrix sums its blocks (ledger.boundary.BLOCK_SUMS): the FLOP classes'
+    "digital", or "optical" when the items count the sums as optical work (ledger.assumptions)."""
     items = list(items)
     e = settings.device
     gpu_rest = engine_work = 0.0
@@ -142,7 +145,7 @@ def step_time(settings: Settings, items: Iterable[LineItem]) -> StepTime:
         else:
             gpu_rest += seconds
     if engine_work > 0:
-        crossing = conversions(settings, items, mode="fused")
+        crossing = conversions(settings, items, mode="fused", block_sum=block_sum)
         values_in, values_out, samples = crossing.values_in, crossing.values_out, crossing.detector_samples
     else:
         values_in = values_out = samples = 0.0

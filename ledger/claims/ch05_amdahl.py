@@ -5,7 +5,6 @@ from ..shares import gain_fraction, gain_fraction_of_limit, largest_share_within
 from ..engine import MASK_OVERLAPS, MODULATORS
 from ..table import step_row
 from . import claim
-from ..assumptions import GPU_TIME_SHARE, figures
 from ..breakdown import long_conv_channel, matrix
 from ..settings import Settings
 
@@ -25,21 +24,21 @@ def _shares():
     return out
 
 
-LARGE_SHARES_NOTE = "the block-64 step share of chapter 04 and the GPU-time share of chapter 10"
+LARGE_SHARES_NOTE = "the block-64 step share of chapter 04 and the block-circulant model's time share"
 
 
 def large_shares() -> dict[str, float]:
-    """The larger shares the book prints elsewhere: block-circulant Hyena-2 at 4,096 with b = 64, and its GPU-time share."""
+    """The larger shares the book prints elsewhere: block-circulant Hyena-2 at 4,096 with b = 64, and its share of the
+    step's seconds at the time model's rates (ledger.step_time)."""
     return {"block64_step": step_row(variant="hyena2_circulant", seq_len=4096, block=64).step_share,
-            "gpu_time_step": figures(variant="hyena2_circulant", seq_len=4096,
-                                     variations=[GPU_TIME_SHARE])["step_share"]}
+            "time_share": step_row(variant="hyena2_circulant", seq_len=4096).time_share}
 
 
 @claim("ch05-gain-depends-on-s", CH,
        "For a small share the fraction of the gain reached is close to 1 - 1/s whatever p is: it stays within "
        "10% of 1 - 1/s for every p up to s/(s + 9), 1/7 at s = 1.5, which covers every default-block share of "
        "the table at every s of at least 1.5; the larger shares printed elsewhere (the block-64 step share, the "
-       "GPU-time share) fall outside it at s = 1.5 and 2.",
+       "block-circulant model's time share) fall outside it at s = 1.5 and 2.",
        "gain_fraction(p, s) for p = the step and static shares of hyena2, hybrid and hyena2_circulant at "
        "S = 2,048, 4,096 and 8,192 and s = 1.5, 2, 4, 10, 100, 1,000; the boundary s/(s + 9) at those s "
        "(exactly 10% short there, inside just below, outside just above); " + LARGE_SHARES_NOTE + " at s = 1.5 and 2")

@@ -56,7 +56,7 @@ RUBRICS: dict[str, str] = {
     'assumptions-two-switches-why':
         'says the two-sided spectrum multiplies the values by n/(n/2 + 1), just under 2, and the frames are rounded up to whole ones, so the prediction 2 x 16 x (ideal rate / binary rate) is not exact.',
     'assumptions-half-gain-why':
-        "compares the share of the gain at that s with the defaults' (much higher); says s = 1 + 1/(1 - p) grows with p, so the larger the share the conventions give the engine, the faster it must be to deliver it; concludes the best case asks for an engine several times faster than the GPUs, not twice.",
+        "compares the share of the gain at that s with the defaults' (much higher); says s = 1 + 1/(1 - p) grows with p, so the larger the share the conventions give the engine, the faster it must be to deliver it; concludes the best case asks for an engine far faster than the GPUs (hundreds of times at this combination), not twice.",
     'rc-swiglu-why':
         'names the forward-only LM head (4HV per token fewer) as what pulls the count down; names the 4H lookup as a small addition; says the MLP width alone does not explain the sign.',
     'rc-ckpt-why':
