@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -30,6 +31,7 @@ from ledger.table import make_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "tests" / "js" / "parity.js"
+PAGE = ROOT / "book" / "explorer.md"
 REL = 1e-12
 N_POINTS = 600
 
@@ -359,3 +361,16 @@ def test_js_tables_are_the_python_tables():
     assert constants["REFERENCE_COSTS"] == {k: getattr(ledger.costs.REFERENCE, k) for k in Costs.__dataclass_fields__}
     assert constants["KERNELS"] == list(ledger.timing.KERNELS)
     assert constants["TENSOR_KERNELS"] == list(ledger.step_time.TENSOR_KERNELS)
+
+
+def _options(select_id: str) -> list[str]:
+    html = PAGE.read_text()
+    start = html.index(f'<select id="{select_id}"')
+    block = html[start:html.index("</select>", start)]
+    return re.findall(r'<option value="([^"]+)"', block)
+
+
+def test_page_offers_every_mode_and_overlap():
+    """The explorer page's selects list every modulator mode and both mask overlaps, in the ledger's order."""
+    assert _options("tx-modulator") == list(MODULATORS)
+    assert _options("tx-mask_overlap") == list(MASK_OVERLAPS)

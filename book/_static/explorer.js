@@ -932,6 +932,22 @@
     if (x >= 0.01) return x.toFixed(2) + " s";
     return x.toPrecision(3) + " s";
   }
+  /**
+   * The hybrid step's net speed-up: three decimals from 1 up ("1.042x"); below 1 three significant digits and how
+   * many times slower the hybrid step is ("0.00892x (112x slower)").
+   */
+  function formatSpeedup(x) {
+    if (!isFinite(x)) return "unbounded";
+    if (x >= 1) return x.toFixed(3) + "x";
+    var slower = 1 / x;
+    return x.toPrecision(3) + "x (" + (slower >= 100 ? formatInt(slower) : slower.toPrecision(3)) + "x slower)";
+  }
+  /** A rate: from 1e6 as "3.29e9", from 100 whole and grouped ("8,724"), below that 3 significant digits. */
+  function formatRate(x) {
+    if (x >= 1e6) return formatSci(x);
+    if (x >= 100) return formatInt(x);
+    return String(Number(x.toPrecision(3)));
+  }
   function formatInt(x) { return Math.round(x).toLocaleString("en-US"); }
   /** Large counts as "5.12e16". */
   function formatSci(x) {
@@ -940,7 +956,7 @@
     return e[0] + "e" + e[1].replace("+", "");
   }
   api.format = { share: formatShare, bound: formatBound, seconds: formatSeconds, int: formatInt,
-                 sci: formatSci };
+                 sci: formatSci, speedup: formatSpeedup, rate: formatRate };
 
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   root.TxLedger = api;
@@ -970,24 +986,32 @@
   var INFINITY_RE = /^(\+?inf(inity)?|\u221e)$/i;
   var NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-  /** Parse typed text: digits with optional , _ or spaces as thousands separators, or 400e12. */
+  /** What a control accepts, in words: "the sequence length must be a whole number from 2,048 to 32,768". */
+  function allowedText(name) {
+    var lim = LIMITS[name];
+    if (lim.exclusiveMin) return "the " + lim.label + " must be a positive number (or inf)";
+    return "the " + lim.label + " must be " + (lim.integer ? "a whole number " : "") + "from " +
+           showValue(name, lim.min) + " to " + showValue(name, lim.max);
+  }
+
+  /**
+   * Parse typed text: digits with optional , _ or spaces as thousands separators, or 400e12. A refusal is one
+   * line naming what was typed and what the control accepts.
+   */
   function parseTyped(name, text) {
     var lim = LIMITS[name];
+    var typed = "\u201c" + String(text).replace(/\s+/g, " ").trim() + "\u201d";
     var t = String(text).replace(/[\s,_\u00a0\u2009]/g, "");
-    if (!t) return { error: "Enter a number for the " + lim.label + "." };
+    if (!t) return { error: "Enter a number: " + allowedText(name) + "." };
     if (lim.infinite && INFINITY_RE.test(t)) return { value: Infinity };
-    if (!NUMBER_RE.test(t)) return { error: "\u201c" + text + "\u201d is not a number." };
+    if (!NUMBER_RE.test(t)) return { error: typed + " is not a number: " + allowedText(name) + "." };
     var v = Number(t);
-    if (!isFinite(v)) return { error: "\u201c" + text + "\u201d is not a finite number." };
+    if (!isFinite(v)) return { error: typed + " is not a finite number: " + allowedText(name) + "." };
     if (lim.integer && !Number.isInteger(v)) {
-      return { error: "The " + lim.label + " must be a whole number." };
+      return { error: typed + " is not a whole number: " + allowedText(name) + "." };
     }
-    if (lim.exclusiveMin && !(v > lim.min)) {
-      return { error: "The " + lim.label + " must be a positive number (or inf)." };
-    }
-    if (v < lim.min || v > lim.max) {
-      return { error: "The " + lim.label + " must be from " + showValue(name, lim.min) + " to " +
-                      showValue(name, lim.max) + "." };
+    if ((lim.exclusiveMin && !(v > lim.min)) || v < lim.min || v > lim.max) {
+      return { error: typed + ": " + allowedText(name) + "." };
     }
     return { value: v };
   }
@@ -1021,6 +1045,16 @@
   }
   // The speed-up slider runs in log10 steps from 10^-1 to 10^6; its right end (7) means infinite.
   var LOG10INF_TOP = 7;
+
+  // The time chart's bars: the counted step at the sustained rate, the step at device rates all on the GPUs,
+  // the hybrid step with the engine's time paid, and the two mask budgets.
+  var TIME_BARS = [["digital_step_s", "digital step (counted FLOPs, sustained rate)"],
+                   ["all_digital_step_s", "all-digital step (device rates)"],
+                   ["hybrid_step_s", "hybrid step (GPUs + engine)"],
+                   ["weight_mask_s", "weight-mask rewrite"],
+                   ["data_mask_s", "data-mask rewrite"]];
+  var ENGINE_PARTS = [["input_s", "the input plane"], ["detector_s", "the detector"], ["link_s", "the link"],
+                      ["optics_s", "the optics"]];
 
   var CLASS_LABELS = { transform: "transforms (FFT)", weight_product: "weight-masked products",
                        data_product: "data-by-data products", digital: "digital" };
@@ -1193,9 +1227,7 @@
     var thost = this.root.querySelector("#tx-time-bars");
     if (thost) {
       this.timeAxis = el("div", "tx-axis");
-      [["digital_step_s", "digital step (all on the GPUs)"],
-       ["weight_mask_s", "weight-mask rewrite"],
-       ["data_mask_s", "data-mask rewrite"]].forEach(function (m) {
+      TIME_BARS.forEach(function (m) {
         var row = el("div", "tx-bar-row");
         row.setAttribute("data-time", m[0]);
         row.appendChild(el("span", "tx-bar-label", m[1]));
@@ -1225,6 +1257,7 @@
       if (v == null) text = "";
       else if (/share$|^data_part$/.test(key)) text = F.share(v);
       else if (/^amdahl/.test(key)) text = F.bound(v);
+      else if (key === "net_speedup") text = F.speedup(v);
       else if (/_s$/.test(key)) text = F.seconds(v);
       else if (/flops$/.test(key)) text = F.sci(v);
       else if (typeof v === "number") text = F.int(v);
@@ -1253,7 +1286,7 @@
     });
 
     // Times on a log axis from a power of ten below the smallest to one above the largest.
-    var keys = ["digital_step_s", "weight_mask_s", "data_mask_s"];
+    var keys = TIME_BARS.map(function (m) { return m[0]; });
     var positive = keys.map(function (k) { return row[k]; }).filter(function (v) { return v > 0; });
     var lo = Math.floor(Math.log10(Math.min.apply(null, positive))) - 1;
     var hi = Math.ceil(Math.log10(Math.max.apply(null, positive)));
@@ -1265,7 +1298,7 @@
       var w = v > 0 ? 100 * (Math.log10(v) - lo) / (hi - lo) : 0;
       b.bar.style.width = Math.max(0, Math.min(100, w)).toFixed(3) + "%";
       var text = F.seconds(v);
-      if (k !== "digital_step_s") {
+      if (/mask_s$/.test(k)) {
         var fr = row[k === "weight_mask_s" ? "weight_mask_frames" : "data_mask_frames"];
         text = v > 0 ? text + " (" + F.int(fr) + " frames)" : "0 s (no masks)";
       }
@@ -1303,9 +1336,34 @@
       if (note.textContent !== text) note.textContent = text;
       note.setAttribute("data-cited", row.cited ? "true" : "false");
     }
+    var engineNote = this.root.querySelector("#tx-engine-note");
+    if (engineNote) {
+      var said = engineText(row);
+      if (engineNote.textContent !== said) engineNote.textContent = said;
+    }
     var blk = this.root.querySelector("#tx-block-note");
     if (blk) blk.textContent = row.variant === "hyena2_circulant" ? "" : "(Used by hyena2_circulant only.)";
   };
+
+  /** The engine's time in words: its parts, the slowest, how the masks combine, and the break-even rates. */
+  function engineText(row) {
+    var F = api.format;
+    if (!("break_even_mask_rate" in row)) {
+      return "The engine takes no work in this variant: the hybrid step is the all-digital step.";
+    }
+    var parts = row.engine_parts, slowest = ENGINE_PARTS[0];
+    ENGINE_PARTS.forEach(function (p) { if (parts[p[0]] > parts[slowest[0]]) slowest = p; });
+    var masks = row.mask_overlap === "overlapped" ?
+      "the longer of the two counts (overlapped)" : "the two are added (serial)";
+    return "The engine's time per step: streaming " + F.seconds(row.stream_s) + " (the slowest part, " +
+           slowest[1] + "; input plane " + F.seconds(parts.input_s) + ", detector " + F.seconds(parts.detector_s) +
+           ", link " + F.seconds(parts.link_s) + ", optics " + F.seconds(parts.optics_s) + ") and weight-mask " +
+           "rewrites " + F.seconds(parts.mask_s) + "; " + masks + ". Break-even rates, each part alone against " +
+           "the seconds the engine could save: a mask device of " + F.rate(row.break_even_mask_rate) +
+           " frames/s, an input plane of " + F.rate(row.break_even_input_rate) + " numbers/s, a detector of " +
+           F.rate(row.break_even_detector_rate) + " samples/s, a link of " + F.rate(row.break_even_link_rate) +
+           " bytes/s each way.";
+  }
 
   function tickLabel(e) {
     if (e >= 0 && e <= 4) return String(Math.pow(10, e)) + " s";
