@@ -14,7 +14,7 @@ import io
 import math
 from typing import Any
 
-from .engine import MODULATORS
+from .engine import MASK_OVERLAPS, MODULATORS
 from .errors import LedgerError
 from . import figures
 from .figures import CLASS_COLORS  # the book's one palette (the JavaScript explorer's CSS uses the same four)
@@ -34,7 +34,7 @@ DEFAULTS: dict[str, Any] = {
     "variant": "hyena2_circulant", "seq_len": 4096, "step_tokens": 1_048_576, "block": 256,
     "hybrid_attention_fraction": 0.25, "modulator": "ideal", "pixels": 2e6,
     "values_per_pixel": MODULATORS["ideal"].values_per_pixel, "frame_rate": MODULATORS["ideal"].frame_rate_hz,
-    "gpus": 64, "gpu_flops": 400e12, "optical_speedup": math.inf,
+    "gpus": 64, "gpu_flops": 400e12, "optical_speedup": math.inf, "mask_overlap": "serial",
 }
 """The explorer opens on the block-circulant row of the training-step table, the engine's default mode with its
 own frame rate and values per pixel (the sliders pass them; a value other than the mode's overrides it)."""
@@ -48,7 +48,11 @@ METRICS = (
     ("data_part", "Data-by-data part of the optical work"), ("amdahl", "Amdahl bound, step share"),
     ("amdahl_static", "Amdahl bound, static share"), ("digital_step_s", "Digital step time"),
     ("weight_mask_s", "Weight-mask rewrite per step"), ("data_mask_s", "Data-mask rewrite per step"),
+    ("all_digital_step_s", "All-digital step (at device rates)"), ("hybrid_step_s", "Hybrid step (GPUs + engine)"),
+    ("net_speedup", "Net speed-up of the hybrid step"),
 )
+"""The numbers both explorers show, in order: shares, bounds, the counted digital step and mask times, then the
+time model's step on the GPUs alone, the hybrid step with the engine's time paid, and their ratio."""
 
 
 # ---- Formatting, the same as the JavaScript explorer's (book/_static/explorer.js) ----
@@ -63,6 +67,14 @@ def format_bound(x: float) -> str:
     return f"{x:.3f}x" if math.isfinite(x) else "unbounded"
 
 
+def three_significant(x: float) -> str:
+    """x to three significant digits as JavaScript's x.toPrecision(3) writes a positive number below 1,000:
+    fixed-point, or 'd.dde-N' below 1e-6."""
+    mantissa, exponent = f"{x:.2e}".split("e")
+    e = int(exponent)
+    return f"{mantissa}e{e}" if e < -6 else f"{x:.{max(0, 2 - e)}f}"
+
+
 def format_seconds(x: float) -> str:
     """0 as '0 s', from 100 s whole seconds, from 0.01 s two decimals, below that 3 significant digits."""
     if x == 0:
@@ -71,9 +83,19 @@ def format_seconds(x: float) -> str:
         return f"{x:.0f} s"
     if x >= 0.01:
         return f"{x:.2f} s"
-    mantissa, exponent = f"{x:.2e}".split("e")  # three significant digits, as JavaScript's toPrecision(3)
-    e = int(exponent)
-    return f"{mantissa}e{e} s" if e < -6 else f"{x:.{2 - e}f} s"
+    return f"{three_significant(x)} s"
+
+
+def format_speedup(x: float) -> str:
+    """The hybrid step's net speed-up: three decimals from 1 up ('1.042x'); below 1 three significant digits and
+    how many times slower the hybrid step is ('0.00892x (112x slower)'), as JavaScript's Math.round rounds."""
+    if not math.isfinite(x):
+        return "unbounded"
+    if x >= 1:
+        return f"{x:.3f}x"
+    slower = 1 / x
+    times = f"{math.floor(slower + 0.5):,}" if slower >= 100 else three_significant(slower)
+    return f"{three_significant(x)}x ({times}x slower)"
 
 
 def format_metric(key: str, value: float) -> str:
@@ -82,6 +104,8 @@ def format_metric(key: str, value: float) -> str:
         return format_share(value)
     if key.startswith("amdahl"):
         return format_bound(value)
+    if key == "net_speedup":
+        return format_speedup(value)
     if key.endswith("_s"):
         return format_seconds(value)
     return f"{value:,}"
@@ -95,7 +119,8 @@ def phase_flops(**params: Any) -> dict[str, dict[str, float]]:
 
 
 def metrics_html(row: StepRow, params: dict[str, Any], error: str = "") -> str:
-    """The ten numbers as an HTML table, with the extrapolation flag and any refusal message."""
+    """The numbers of METRICS as an HTML table, with the extrapolation flag, the time model's detail and any
+    refusal message."""
     cells = "".join(
         f"<tr><td>{label}</td><td style='text-align:right;font-weight:600'>"
         f"{format_metric(key, getattr(row, key))}</td></tr>" for key, label in METRICS)
@@ -112,7 +137,21 @@ def metrics_html(row: StepRow, params: dict[str, Any], error: str = "") -> str:
     detail = mode + (f"<p>{row.variant}, S = {row.seq_len:,}: {row.sequences:,} sequences per step, "
               f"{row.step_flops:.3e} FLOPs; {row.weight_mask_frames:,} weight-mask frames, "
               f"{row.data_mask_frames:,} data-mask frames.</p>")
-    return "".join(notes) + f"<table>{cells}</table>" + detail
+    return "".join(notes) + f"<table>{cells}</table>" + detail + time_html(row)
+
+
+def time_html(row: StepRow) -> str:
+    """The time model in one paragraph: the engine's share of the all-digital seconds, the bound with every engine
+    cost free, how the mask rewrites combine with the streaming, and the break-even mask rate."""
+    if row.break_even_mask_rate is None:
+        return "<p>The engine takes no work in this variant: the hybrid step is the all-digital step.</p>"
+    masks = ("the longer of streaming and mask rewrites counts (overlapped)" if row.mask_overlap == "overlapped"
+             else "mask rewrites added to the streaming (serial)")
+    return (f"<p>Time at device rates: the engine's work is {format_share(row.time_share)} of the all-digital "
+            f"step's seconds (at most {format_bound(row.amdahl_time)} faster with every engine cost free); {masks}. "
+            f"Break-even: a mask device of {row.break_even_mask_rate:,.0f} frames/s, an input plane of "
+            f"{row.break_even_input_rate:.3g} numbers/s, a detector of {row.break_even_detector_rate:.3g} samples/s, "
+            f"a link of {row.break_even_link_rate:.3g} bytes/s each way.</p>")
 
 
 def figure(row: StepRow | None = None, by_phase: dict | None = None, **params: Any):
@@ -247,12 +286,31 @@ def fit_controls(panel):
     return panel
 
 
+SLIDER_RANGES = {"pixels": (10.0, 3, 9), "values_per_pixel": (2.0, -5, 3), "frame_rate": (10.0, 0, 6),
+                 "gpu_flops": (10.0, 12, 16)}
+"""(base, lowest exponent, highest exponent) of each log slider of the panel."""
+
+
+def check_start(start: dict[str, Any]) -> None:
+    """Refuse, in one line naming the value, a starting state the panel cannot show: a setting it has no control
+    for, a value the ledger refuses, or one outside a slider's range (which the slider would silently clamp)."""
+    unknown = [k for k in start if k not in DEFAULTS]
+    if unknown:
+        raise LedgerError(f"{unknown[0]} = {start[unknown[0]]!r}: the explorer has no control for it; its controls "
+                          f"are {', '.join(DEFAULTS)}")
+    make_settings(**start)
+    for name, (base, lo, hi) in SLIDER_RANGES.items():
+        if not base ** lo <= start[name] <= base ** hi:
+            raise LedgerError(f"{name} = {start[name]!r}: the explorer's slider runs from {base ** lo:.6g} to "
+                              f"{base ** hi:.6g}")
+
+
 def _powers(lo: int, hi: int) -> list[int]:
     return [2 ** k for k in range(lo, hi + 1)]
 
 
 def explorer(**overrides: Any):
-    """Build the live panel: one control per setting, the ten numbers and both bar charts.
+    """Build the live panel: one control per setting, the numbers of METRICS and both bar charts.
 
     Keyword arguments override the starting state (e.g. ``explorer(variant="hyena2")``).
     Returns the panel widget; it has ``controls`` (name -> widget), ``refresh()``, ``row`` (the last
@@ -261,7 +319,7 @@ def explorer(**overrides: Any):
     import ipywidgets as w
 
     start = {**DEFAULTS, **overrides}
-    make_settings(**start)  # refuse a bad starting state at once
+    check_start(start)  # refuse a bad starting state at once
     style = {"description_width": EXPLORER_LABEL_WIDTH}
     layout = w.Layout(width="auto")  # stretch to the controls' column, which sets the width
 
@@ -286,12 +344,15 @@ def explorer(**overrides: Any):
             description="hybrid: attention share", continuous_update=False, style=style, layout=layout),
         "modulator": w.Dropdown(options=list(MODULATORS), value=start["modulator"], description="modulator mode",
                                 style=style, layout=layout),
-        "pixels": logf(start["pixels"], 3, 9, "mask pixels"),
-        "values_per_pixel": logf(start["values_per_pixel"], -5, 3, "values per pixel", base=2.0, step=1),
-        "frame_rate": logf(start["frame_rate"], 0, 6, "frames per second"),
+        "pixels": logf(start["pixels"], *SLIDER_RANGES["pixels"][1:], "mask pixels"),
+        "values_per_pixel": logf(start["values_per_pixel"], *SLIDER_RANGES["values_per_pixel"][1:],
+                                 "values per pixel", base=2.0, step=1),
+        "frame_rate": logf(start["frame_rate"], *SLIDER_RANGES["frame_rate"][1:], "frames per second"),
         "gpus": sel(sorted(set(_powers(0, 16))), start["gpus"], "GPUs"),
-        "gpu_flops": logf(start["gpu_flops"], 12, 16, "FLOP/s per GPU"),
+        "gpu_flops": logf(start["gpu_flops"], *SLIDER_RANGES["gpu_flops"][1:], "FLOP/s per GPU"),
         "optical_speedup": sel(SPEEDUPS, start["optical_speedup"], "optical speed-up s", fmt="{:,.10g}"),
+        "mask_overlap": w.Dropdown(options=list(MASK_OVERLAPS), value=start["mask_overlap"],
+                                   description="mask rewrites", style=style, layout=layout),
     }
     numbers = w.HTML(layout=w.Layout(width="100%"))
     image = w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))

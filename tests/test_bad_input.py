@@ -91,7 +91,7 @@ def test_bad_settings(kwargs, words):
     (["--attention-kernel", "sparse"], "invalid choice: 'sparse' (choose from 'dense', 'flash', 'flash-causal')"),
     (["--attention-tile", "0"], "not positive"),
     (["--modulator", "dmd-grey"], "is refused: an 8-bit grey level"),
-    (["--modulator", "slm"], "choose from ideal, dmd-superpixel, dmd-lee, dmd-superpixel-dlpc410"),
+    (["--modulator", "slm"], f"choose from {', '.join(ledger.MODULATORS)})"),
     (["--layout", "grid"], "invalid choice"),
     (["--layout", "rows", "--row-pixels", "0"], "not positive"),
 ])

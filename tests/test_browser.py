@@ -1,8 +1,9 @@
 """The JavaScript explorer in a real browser, on the built book.
 
 Serves the built HTML (default _build/html; set TX_BOOK_HTML to use another build) on 127.0.0.1,
-drives /usr/bin/chromium with Playwright, and checks the default numbers, three moved controls
-against the Python ledger, the refusal of bad input, and that the page logs no error. It also
+drives /usr/bin/chromium with Playwright, and checks the default numbers, moved controls against
+the Python ledger (the time model's all-digital step, hybrid step and net speed-up among them, under
+both mask overlaps and every modulator mode), the refusal of bad input, and that the page logs no error. It also
 measures the median time from a control change to the redrawn page over 50 changes (printed with
 `pytest -s` and written to _build/explorer-benchmark.json; a figure, not an assertion) and saves a
 screenshot to _build/screenshot-explorer.png (and to docs/screenshot-explorer.png when that is
@@ -21,6 +22,7 @@ from pathlib import Path
 import pytest
 
 import ledger
+import ledger.engine
 from ledger.explore import format_metric
 
 from book_pages import serve_directory
@@ -32,7 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCHMARK_JSON = ROOT / "_build" / "explorer-benchmark.json"
 SCREENSHOT = ROOT / "docs" / "screenshot-explorer.png"
 CARDS = ("forward_share", "backward_share", "step_share", "static_share", "data_part", "amdahl",
-         "amdahl_static", "weight_mask_s", "data_mask_s", "digital_step_s")
+         "amdahl_static", "weight_mask_s", "data_mask_s", "digital_step_s", "all_digital_step_s", "hybrid_step_s",
+         "net_speedup")
+TIME_CARDS = ("all_digital_step_s", "hybrid_step_s", "net_speedup")
 DEFAULT = {"variant": "hyena2_circulant", "seq_len": 4096, "step_tokens": 1_048_576, "block": 256}
 BOOK_DEFAULT_TEXT = {"forward_share": "14.18%", "backward_share": "11.16%", "step_share": "12.19%",
                      "static_share": "9.66%", "data_part": "20.73%", "amdahl": "1.139x",
@@ -123,6 +127,11 @@ def test_explorer_in_chromium(browser, server):
     assert {k: shown(page)[k] for k in BOOK_DEFAULT_TEXT} == BOOK_DEFAULT_TEXT
     check_numbers(page, DEFAULT)
     assert page.is_hidden("#tx-extrapolation")
+    # the time model: the default hybrid step is slower than the all-digital one, and the card says so
+    default_row = ledger.step_row(**DEFAULT)
+    assert default_row.net_speedup < 1 and "slower" in shown(page)["net_speedup"]
+    assert page.input_value("#tx-mask_overlap") == "serial"
+    assert "(serial)" in page.inner_text("#tx-engine-note")
     page.wait_for_timeout(300)  # let the bar transitions settle
     # The committed screenshot is refreshed when missing or on request (TX_UPDATE_SCREENSHOT=1), so
     # a test run does not leave a changed binary in the working tree; every run writes _build's copy.
@@ -156,6 +165,34 @@ def test_explorer_in_chromium(browser, server):
     params.update(variant="hybrid", hybrid_attention_fraction=0.5)
     check_numbers(page, params)
     assert "16 of 32 layers" in page.inner_text("#tx-hybrid-layers")
+
+    # The mask overlap: the engine takes the longer of streaming and rewrites instead of their sum; only the
+    # hybrid step (and the net speed-up) moves.
+    page.click("[data-action=reset]")
+    params = dict(DEFAULT)
+    check_numbers(page, params)
+    serial = shown(page)
+    page.select_option("#tx-mask_overlap", "overlapped")
+    params["mask_overlap"] = "overlapped"
+    check_numbers(page, params)
+    overlapped_row = ledger.step_row(**params)
+    assert overlapped_row.hybrid_step_s < default_row.hybrid_step_s
+    assert shown(page)["hybrid_step_s"] != serial["hybrid_step_s"]
+    assert {k: v for k, v in shown(page).items() if k not in ("hybrid_step_s", "net_speedup")} == \
+        {k: v for k, v in serial.items() if k not in ("hybrid_step_s", "net_speedup")}
+    assert "(overlapped)" in page.inner_text("#tx-engine-note")
+    values = page.eval_on_selector_all("[data-metric]", "els => Object.fromEntries(els.map(e => [e.dataset.metric, "
+                                       "e.dataset.value === '' ? null : +e.dataset.value]))")
+    for key in ("time_share", "amdahl_time"):
+        assert values[key] == pytest.approx(getattr(overlapped_row, key), rel=1e-12), key
+    for part, rate in (("mask device", overlapped_row.break_even_mask_rate),
+                       ("link", overlapped_row.break_even_link_rate)):
+        assert part in page.inner_text("#tx-engine-note") and rate > 0
+    page.select_option("#tx-variant", "transformer")  # no engine work: the hybrid step is the all-digital step
+    params["variant"] = "transformer"
+    check_numbers(page, params)
+    assert shown(page)["net_speedup"] == "1.000x" and "takes no work" in page.inner_text("#tx-engine-note")
+    page.select_option("#tx-mask_overlap", "serial")
 
     # The switches: recompute, the two-sided mask spectrum, a finite optical speed-up.
     page.click("[data-action=reset]")
@@ -203,14 +240,18 @@ def test_explorer_in_chromium(browser, server):
     # The modulator mode sets the frame rate and the values per pixel together; an override is flagged.
     page.click("[data-action=reset]")
     params = dict(DEFAULT)
+    assert page.eval_on_selector_all("#tx-modulator option", "els => els.map(e => e.value)") == list(ledger.MODULATORS)
+    hybrid = set()
     for name, mode in ledger.MODULATORS.items():
         page.select_option("#tx-modulator", name)
         params["modulator"] = name
-        check_numbers(page, params)
+        check_numbers(page, params)  # the time cards too: the mode's rate moves the hybrid step
+        hybrid.add(shown(page)["hybrid_step_s"])
         assert float(page.input_value("#tx-frame_rate").replace(",", "")) == mode.frame_rate_hz, name
         assert float(page.input_value("#tx-values_per_pixel")) == mode.values_per_pixel, name
         assert page.get_attribute("#tx-modulator-note", "data-cited") == "true", name
         assert page.inner_text("#tx-modulator-note").startswith(name + ": "), name
+    assert len(hybrid) > 1, "the modulator modes must move the hybrid step"
     page.select_option("#tx-modulator", "dmd-superpixel")
     page.fill("#tx-frame_rate", "1031")
     params.update(modulator="dmd-superpixel", frame_rate=1031.0)
@@ -226,6 +267,7 @@ def test_explorer_in_chromium(browser, server):
     page.click("[data-action=reset]")
     check_numbers(page, DEFAULT)
     assert page.input_value("#tx-recompute") == "none" and page.input_value("#tx-optical_speedup") == "inf"
+    assert page.input_value("#tx-mask_overlap") == "serial"
     assert page.input_value("#tx-modulator") == "ideal"
     params = {**DEFAULT, "variant": "hybrid", "hybrid_attention_fraction": 0.5, "seq_len": 16384,
               "step_tokens": 2 ** 24}
@@ -263,6 +305,7 @@ def test_explorer_in_chromium(browser, server):
         assert alert.get_attribute("role") == "alert"
         assert alert.is_visible(), (control, text)
         assert words in alert.inner_text(), (control, text, alert.inner_text())
+        assert alert.inner_text().count("\n") == 0 and (not text or text in alert.inner_text()), alert.inner_text()
         assert page.get_attribute(f"#tx-{control}", "aria-invalid") == "true"
         assert shown(page) == good, (control, text)
         assert page.is_visible("#tx-stale")
@@ -292,6 +335,8 @@ def test_explorer_in_chromium(browser, server):
             page.select_option("#tx-mask_spectrum", rng.choice(ledger.MASK_SPECTRA))
         if rng.random() < 0.15:
             page.select_option("#tx-fft_length", rng.choice(ledger.FFT_LENGTHS))
+        if rng.random() < 0.15:
+            page.select_option("#tx-mask_overlap", rng.choice(ledger.engine.MASK_OVERLAPS))
         control = rng.choice(sorted(pool))
         page.fill(f"#tx-{control}", rng.choice(pool[control]))
         state = page.evaluate("() => window.TxExplorer.state")

@@ -7,7 +7,7 @@ import pytest
 
 import ledger
 from ledger import explore
-from ledger.explore import explorer, format_bound, format_seconds, format_share
+from ledger.explore import explorer, format_bound, format_metric, format_seconds, format_share, format_speedup
 
 PNG = b"\x89PNG"
 
@@ -20,6 +20,10 @@ def test_formats_match_the_book():
     assert (format_bound(row.amdahl), format_bound(row.amdahl_static)) == ("1.139x", "1.107x")
     assert format_seconds(0) == "0 s" and format_seconds(385.2) == "385 s"
     assert format_seconds(0.152) == "0.15 s" and format_seconds(0.00512) == "0.00512 s"
+    assert format_speedup(1.0) == "1.000x" and format_speedup(2.16339) == "2.163x"
+    assert format_speedup(0.5) == "0.500x (2.00x slower)"
+    assert format_speedup(row.net_speedup) == "0.00000892x (112,126x slower)"
+    assert format_metric("net_speedup", 0.25) == format_speedup(0.25) and format_metric("hybrid_step_s", 0.5) == "0.50 s"
 
 
 def test_panel_builds_in_the_default_state():
@@ -31,7 +35,10 @@ def test_panel_builds_in_the_default_state():
     assert bytes(box.image.value).startswith(PNG)
     assert set(box.controls) == {"variant", "seq_len", "step_tokens", "block", "hybrid_attention_fraction",
                                  "modulator", "pixels", "values_per_pixel", "frame_rate", "gpus", "gpu_flops",
-                                 "optical_speedup"}
+                                 "optical_speedup", "mask_overlap"}
+    for key in ("all_digital_step_s", "hybrid_step_s", "net_speedup"):
+        assert format_metric(key, getattr(box.row, key)) in box.numbers.value, key
+    assert "slower" in box.numbers.value  # the default hybrid step is slower than the all-digital one
     assert box.row.cited and "the cited device" in box.numbers.value
 
 
@@ -97,6 +104,47 @@ def test_panel_keeps_the_last_good_state_on_a_refusal():
 def test_bad_starting_state_is_refused():
     with pytest.raises(ledger.LedgerError):
         explorer(seq_len=3000)
+
+
+@pytest.mark.parametrize("overrides, words", [
+    ({"mask_overlap": "both"}, "mask_overlap = 'both': must be one of serial, overlapped"),
+    ({"mask_overlap": None}, "mask_overlap = None: must be one of serial, overlapped"),
+    ({"modulator": "slm"}, "modulator = 'slm': must be one of ideal, dmd-superpixel"),
+    ({"gpu_flops": float("nan")}, "gpu_flops = nan: must be a positive finite number"),
+    ({"frame_rate": 1e7}, "frame_rate = 10000000.0: the explorer's slider runs from 1 to 1e+06"),
+    ({"values_per_pixel": 100.0}, "values_per_pixel = 100.0: the explorer's slider runs from 0.03125 to 8"),
+    ({"link_rate": 1e9}, "link_rate = 1000000000.0: the explorer has no control for it; its controls are variant"),
+    ({"optical_speedup": 0}, "optical_speedup = 0: must be a positive number"),
+])
+def test_bad_starting_values_are_one_line_naming_the_value(overrides, words):
+    with pytest.raises(ledger.LedgerError) as err:
+        explorer(**overrides)
+    assert words in str(err.value) and "\n" not in str(err.value) and "NaN" not in str(err.value)
+
+
+def test_panel_times_the_step_and_overlaps_the_masks():
+    """The all-digital step, the hybrid step and the net speed-up, each the ledger's; the mask-overlap control
+    moves the hybrid step only."""
+    box = explorer()
+    serial = box.row
+    assert (serial.mask_overlap, box.controls["mask_overlap"].options) == ("serial", ledger.engine.MASK_OVERLAPS)
+    assert "mask rewrites added to the streaming (serial)" in box.numbers.value
+    box.controls["mask_overlap"].value = "overlapped"
+    expected = ledger.step_row(**{**explore.DEFAULTS, "mask_overlap": "overlapped"})
+    assert box.error == "" and box.row == expected
+    assert expected.hybrid_step_s < serial.hybrid_step_s and expected.all_digital_step_s == serial.all_digital_step_s
+    for key in ("all_digital_step_s", "hybrid_step_s", "net_speedup"):
+        assert format_metric(key, getattr(expected, key)) in box.numbers.value, key
+    assert "(overlapped)" in box.numbers.value
+    assert f"{expected.break_even_mask_rate:,.0f} frames/s" in box.numbers.value
+    box.controls["modulator"].value = "dmd-lee-dlpc410"  # a faster streaming device: a shorter hybrid step
+    mode_figures = ("frame_rate", "values_per_pixel")  # the mode brings its own
+    assert box.row == ledger.step_row(**{**{k: v for k, v in explore.DEFAULTS.items() if k not in mode_figures},
+                                         "mask_overlap": "overlapped", "modulator": "dmd-lee-dlpc410"})
+    assert box.row.hybrid_step_s < expected.hybrid_step_s
+    box.controls["variant"].value = "transformer"
+    assert box.row.net_speedup == 1.0 and "1.000x" in box.numbers.value
+    assert "takes no work" in box.numbers.value
 
 
 def test_static_figure():

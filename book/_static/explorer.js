@@ -3,8 +3,9 @@
  *
  * Two parts in one dependency-free file:
  *   1. A counting module, a line-by-line port of the Python `ledger` package (ledger/layers.py,
- *      step.py, settings.py, shares.py, masks.py, table.py). tests/test_js_parity.py runs this
- *      very file under Node and checks every output against ledger.step_row to a relative 1e-12.
+ *      step.py, settings.py, engine.py, shares.py, masks.py, hardware.py, timing.py, boundary.py,
+ *      step_time.py, table.py). tests/test_js_parity.py runs this very file under Node and checks
+ *      every output against ledger.step_row to a relative 1e-12.
  *   2. The page wiring for book/explorer.md. It does nothing on a page without #tx-explorer,
  *      because the book may load every script in _static on every page.
  *
@@ -44,13 +45,28 @@
   };
   var TRAINED_CONTEXT = 8192; // Llama-3-8B's trained context; longer sequences are shape-only.
 
-  // The engine's modulator modes (ledger/engine.py MODULATORS): frame rate and the device pixels one
-  // complex value takes after encoding, [along a row, across rows]. Citations: ledger/engine.py.
+  // The engine's modulator modes (ledger/engine.py MODULATORS): the frame rate a mode sustains for patterns
+  // streamed during the step (every per-step weight mask is), the device pixels one complex value takes after
+  // encoding, [along a row, across rows], and the faster rate quoted for patterns stored in the controller
+  // before the step, with how many it holds (0: none quoted), which no per-step mask can use.
+  // Citations, interfaces and the conditions each rate holds under: ledger/engine.py.
   var MODULATORS = {
-    "ideal": { frame_rate_hz: 1031, cell: [1, 1], label: "idealised complex modulator (the book's)" },
-    "dmd-superpixel": { frame_rate_hz: 9523, cell: [4, 4], label: "micromirror device, 4 x 4 superpixel" },
-    "dmd-lee": { frame_rate_hz: 9523, cell: [4, 1], label: "micromirror device, Lee binary hologram" },
-    "lcos-double-phase": { frame_rate_hz: 60, cell: [2, 1], label: "phase-only LCoS, double-phase" }
+    "ideal": { frame_rate_hz: 1031, cell: [1, 1], pre_stored_hz: 0, pre_stored_patterns: 0,
+               label: "idealised complex modulator (the book's)" },
+    "dmd-superpixel": { frame_rate_hz: 2880, cell: [4, 4], pre_stored_hz: 9523, pre_stored_patterns: 480,
+                        label: "micromirror device (DLPC900), 4 x 4 superpixel, patterns streamed over video" },
+    "dmd-lee": { frame_rate_hz: 2880, cell: [4, 1], pre_stored_hz: 9523, pre_stored_patterns: 480,
+                 label: "micromirror device (DLPC900), Lee binary hologram, patterns streamed over video" },
+    "dmd-superpixel-dlpc410": { frame_rate_hz: 23148, cell: [4, 4], pre_stored_hz: 0, pre_stored_patterns: 0,
+                                label: "micromirror device built for streaming (DLPC410, DLP9500), 4 x 4 superpixel" },
+    "dmd-lee-dlpc410": { frame_rate_hz: 23148, cell: [4, 1], pre_stored_hz: 0, pre_stored_patterns: 0,
+                         label: "micromirror device built for streaming (DLPC410, DLP9500), Lee binary hologram" },
+    "dmd-lee-dlpc910": { frame_rate_hz: 14989, cell: [4, 1], pre_stored_hz: 0, pre_stored_patterns: 0,
+                         label: "micromirror device built for streaming (DLPC910, DLP9000X), Lee binary hologram" },
+    "lcos-double-phase": { frame_rate_hz: 60, cell: [2, 1], pre_stored_hz: 0, pre_stored_patterns: 0,
+                           label: "phase-only LCoS at video rate, double-phase" },
+    "lcos-fast-double-phase": { frame_rate_hz: 1000, cell: [2, 1], pre_stored_hz: 0, pre_stored_patterns: 0,
+                                label: "phase-only nematic LCoS with overdrive (an upper bound), double-phase" }
   };
   var MODULATOR_NAMES = Object.keys(MODULATORS);
   var REFUSED_MODULATORS = {
@@ -59,6 +75,16 @@
   };
   var LAYOUTS = ["packed", "rows"];
   var READOUTS = { interferometric: 2, intensity: 1 };
+  // Whether the engine waits for its mask rewrites ("serial") or writes the next masks while the current ones
+  // serve ("overlapped": a double-buffered device); ledger/engine.py MASK_OVERLAPS.
+  var MASK_OVERLAPS = ["serial", "overlapped"];
+  // The prices device rates are quoted in (ledger/costs.py REFERENCE): every time divides work at these.
+  var REFERENCE_COSTS = { fft_constant: 2.5, complex_mul_flops: 6, complex_add_flops: 2, flops_per_mac: 2,
+                          causal_attention: false };
+  // Kernel kinds (ledger/timing.py KERNELS) and those that run on tensor cores (ledger/step_time.py).
+  var KERNELS = ["matmul", "fft_long", "fft_block", "block_product", "elementwise"];
+  var TENSOR_KERNELS = ["matmul", "block_product"];
+  var KERNEL_RECOMPUTE_OP = "attention: Q K^T recomputed by the kernel's backward";
 
   // The ledger's defaults (ledger.Settings, Engine, Costs).
   var DEFAULTS = {
@@ -72,6 +98,11 @@
     // step runs on 64 GPUs at 400 TFLOP/s sustained each.
     modulator: "ideal", frame_rate: null, values_per_pixel: null, pixels: 2e6, layout: "packed",
     row_pixels: 1920, input_rate: null, readout: "interferometric", gpus: 64, gpu_flops: 400e12,
+    // The time model (ledger/step_time.py): an H100 SXM's HBM bandwidth (bytes/s) and FP32 peak for the
+    // FFTs and spectral work, fp32 values in GPU memory, a PCIe 5.0 x16 link (bytes/s each way) carrying
+    // 8-bit numbers, and mask rewrites the engine waits for ("serial") or writes double-buffered ("overlapped").
+    gpu_bandwidth: 3.35e12, gpu_vector_flops: 67e12, gpu_bytes_per_value: 4, link_rate: 63e9,
+    link_bytes_per_value: 1, mask_overlap: "serial",
     // Cost conventions (ledger/costs.py Costs).
     fft_constant: 2.5, complex_mul_flops: 6, complex_add_flops: 2, flops_per_mac: 2,
     causal_attention: false,
@@ -87,7 +118,8 @@
     variant: "hyena2_circulant", frame_rate: MODULATORS.ideal.frame_rate_hz, values_per_pixel: 1
   });
   var DEVICE_FIELDS = ["modulator", "frame_rate", "values_per_pixel", "pixels", "layout", "row_pixels",
-                       "input_rate", "readout", "gpus", "gpu_flops"];
+                       "input_rate", "readout", "gpus", "gpu_flops", "gpu_bandwidth", "gpu_vector_flops",
+                       "gpu_bytes_per_value", "link_rate", "link_bytes_per_value", "mask_overlap"];
   var COST_FIELDS = ["fft_constant", "complex_mul_flops", "complex_add_flops", "flops_per_mac",
                      "causal_attention"];
   var SETTINGS_FIELDS = ["variant", "seq_len", "step_tokens", "block", "hybrid_attention_fraction",
@@ -102,8 +134,15 @@
     return err;
   }
 
+  /** A value as Python's repr writes it in the ledger's messages: 'text', None, True, nan, inf. */
   function repr(value) {
     if (typeof value === "string") return "'" + value + "'";
+    if (value === null || value === undefined) return "None";
+    if (value === true) return "True";
+    if (value === false) return "False";
+    if (typeof value === "number" && isNaN(value)) return "nan";
+    if (value === Infinity) return "inf";
+    if (value === -Infinity) return "-inf";
     return String(value);
   }
 
@@ -164,7 +203,12 @@
     ["frame_rate", "values_per_pixel", "input_rate"].forEach(function (k) {
       if (s[k] !== null && s[k] !== undefined) checkPositiveNumber(k, s[k]);
     });
-    ["pixels", "gpus", "gpu_flops"].forEach(function (k) { checkPositiveNumber(k, s[k]); });
+    ["pixels", "gpus", "gpu_flops", "gpu_bandwidth", "gpu_vector_flops", "gpu_bytes_per_value", "link_rate",
+     "link_bytes_per_value"].forEach(function (k) { checkPositiveNumber(k, s[k]); });
+    if (MASK_OVERLAPS.indexOf(s.mask_overlap) < 0) {
+      throw LedgerError("mask_overlap = " + repr(s.mask_overlap) + ": must be one of " + MASK_OVERLAPS.join(", "),
+                        "mask_overlap");
+    }
     if (LAYOUTS.indexOf(s.layout) < 0) {
       throw LedgerError("layout = " + repr(s.layout) + ": must be one of " + LAYOUTS.join(", "), "layout");
     }
@@ -181,9 +225,16 @@
     s.cell_height = overridden ? 1 : mode.cell[1];
     s.row_values = Math.floor(s.row_pixels * s.complex_values_per_pixel * s.cell_height + 1e-9);
     s.rows_per_frame = Math.floor(Math.floor(s.pixels / s.row_pixels + 1e-9) / s.cell_height);
+    var hasInput = s.input_rate !== null && s.input_rate !== undefined;
+    // Real numbers/s the input plane writes: one per encoded cell per frame, as the mode encodes a mask.
+    s.io_rate = hasInput ? s.input_rate : s.pixels * s.complex_values_per_pixel * s.frame_rate_hz;
+    // Samples/s the detector takes: one per pixel per frame.
+    s.detector_rate = hasInput ? s.input_rate : s.pixels * s.frame_rate_hz;
+    s.readout_samples = READOUTS[s.readout];
     if (s.layout === "rows") {
       if (s.row_pixels > s.pixels) {
-        throw LedgerError("row_pixels = " + s.row_pixels + ": longer than the device's pixels", "row_pixels");
+        throw LedgerError("row_pixels = " + s.row_pixels + ": longer than the device's " + formatInt(s.pixels) +
+                          " pixels", "row_pixels");
       }
       if (s.row_values < 1 || s.rows_per_frame < 1) {
         throw LedgerError("row_pixels = " + s.row_pixels + ": a row of " + repr(name) + " must hold at least " +
@@ -208,7 +259,12 @@
     allowed.forEach(function (k) { s[k] = (k in params) ? params[k] : DEFAULTS[k]; });
     checkEngine(s);
     ["fft_constant", "complex_mul_flops", "complex_add_flops", "flops_per_mac"].forEach(function (k) {
-      checkPositiveNumber(k, s[k]);
+      // a complex add may cost 0: folded into a multiply-accumulate (complex_mul_flops = 8)
+      if (k === "complex_add_flops") {
+        if (!isNumber(s[k]) || !isFinite(s[k]) || !(s[k] >= 0)) {
+          throw LedgerError(k + " = " + repr(s[k]) + ": must be a finite number of at least 0", k);
+        }
+      } else checkPositiveNumber(k, s[k]);
     });
     if (typeof s.causal_attention !== "boolean") {
       throw LedgerError("causal_attention = " + repr(s.causal_attention) + ": must be True or False",
@@ -270,10 +326,21 @@
   // Complex values one transform of length n puts on a mask: n/2 + 1 (one-sided) or n (two-sided).
   function maskBins(s, n) { return s.mask_spectrum === "two-sided" ? n : bins(n); }
 
-  function item(op, layer, phase, cls, per, count, flops, maskValues, maskLen) {
+  /**
+   * One line item (ledger/layers.py LineItem). `moved`: real values it reads and writes in GPU memory over the
+   * step (0 for the matrix products, taken as compute-bound); `work`: its FLOPs at the reference prices when
+   * the count's conventions differ from them (null: `flops` is that work).
+   */
+  function item(op, layer, phase, cls, per, count, flops, maskValues, maskLen, moved) {
     return { op: op, layer: layer, phase: phase, cls: cls, per: per, count: count, flops: flops,
-             mask_values: maskValues || 0, mask_len: maskLen || 0 };
+             mask_values: maskValues || 0, mask_len: maskLen || 0, moved: moved || 0, work: null };
   }
+
+  /** The item's work at the prices device rates are quoted in (LineItem.reference_flops). */
+  function referenceFlops(it) { return it.work === null ? it.flops : it.work; }
+
+  /** A copy of the item with some fields replaced (dataclasses.replace). */
+  function replaced(it, fields) { return Object.assign({}, it, fields); }
 
   // ---- One function per layer kind, mirroring ledger/layers.py ----
 
@@ -307,12 +374,19 @@
     var tokens = s.step_tokens * nLayers;
     var shortConv = tokens * 3 * h * 3 * s.flops_per_mac;  // 3 taps, one multiply-add each
     var gates = tokens * 2 * h;  // two elementwise gates, one multiply per channel per token
+    // memory traffic: a short-conv output reads its input and writes one value (the taps stay in cache);
+    // a gate reads two operands and writes one, its backward reads three and writes two
     return [
-      item("short conv (3 taps, 3H channels)", "hyena", "forward", "digital", "token", tokens * 3 * h, shortConv),
-      item("short conv: input gradient", "hyena", "dX", "digital", "token", tokens * 3 * h, shortConv),
-      item("short conv: tap gradient", "hyena", "dW", "digital", "token", tokens * 3 * h, shortConv),
-      item("gates (2, elementwise)", "hyena", "forward", "digital", "token", tokens * 2 * h, gates),
-      item("gates: gradients of both operands", "hyena", "dX", "digital", "token", tokens * 2 * h, 2 * gates)
+      item("short conv (3 taps, 3H channels)", "hyena", "forward", "digital", "token", tokens * 3 * h, shortConv,
+           0, 0, 2 * tokens * 3 * h),
+      item("short conv: input gradient", "hyena", "dX", "digital", "token", tokens * 3 * h, shortConv,
+           0, 0, 2 * tokens * 3 * h),
+      item("short conv: tap gradient", "hyena", "dW", "digital", "token", tokens * 3 * h, shortConv,
+           0, 0, 2 * tokens * 3 * h),
+      item("gates (2, elementwise)", "hyena", "forward", "digital", "token", tokens * 2 * h, gates,
+           0, 0, 3 * tokens * 2 * h),
+      item("gates: gradients of both operands", "hyena", "dX", "digital", "token", tokens * 2 * h, 2 * gates,
+           0, 0, 5 * tokens * 2 * h)
     ];
   }
 
@@ -330,21 +404,31 @@
     var convs = 2 * s.shape.hidden * nLayers;  // per sequence
     var perSeq = s.sequences * convs;
     var product = nb * s.complex_mul_flops;
+    // memory traffic: a transform reads its S samples (the padding is not stored) and writes 2 reals per bin, or
+    // the reverse; a spectral product or accumulation reads two complex operands and writes one (6 reals a bin)
+    var fftMoved = s.seq_len + 2 * nb;
+    var binMoved = 6 * nb;
     return [
-      item("long conv: rFFT of u", "hyena", "forward", "transform", "sequence", perSeq, perSeq * fft),
+      item("long conv: rFFT of u", "hyena", "forward", "transform", "sequence", perSeq, perSeq * fft,
+           0, 0, perSeq * fftMoved),
       item("long conv: H . U", "hyena", "forward", "weight_product", "sequence", perSeq, perSeq * product,
-           convs * mask, mask),
-      item("long conv: inverse rFFT to y", "hyena", "forward", "transform", "sequence", perSeq, perSeq * fft),
-      item("long conv: rFFT of filter h", "hyena", "forward", "transform", "step", convs, convs * fft),
-      item("long conv: rFFT of g", "hyena", "dX", "transform", "sequence", perSeq, perSeq * fft),
+           convs * mask, mask, perSeq * binMoved),
+      item("long conv: inverse rFFT to y", "hyena", "forward", "transform", "sequence", perSeq, perSeq * fft,
+           0, 0, perSeq * fftMoved),
+      item("long conv: rFFT of filter h", "hyena", "forward", "transform", "step", convs, convs * fft,
+           0, 0, convs * fftMoved),
+      item("long conv: rFFT of g", "hyena", "dX", "transform", "sequence", perSeq, perSeq * fft,
+           0, 0, perSeq * fftMoved),
       item("long conv: G . conj(H)", "hyena", "dX", "weight_product", "sequence", perSeq, perSeq * product,
-           convs * mask, mask),
-      item("long conv: inverse rFFT to du", "hyena", "dX", "transform", "sequence", perSeq, perSeq * fft),
+           convs * mask, mask, perSeq * binMoved),
+      item("long conv: inverse rFFT to du", "hyena", "dX", "transform", "sequence", perSeq, perSeq * fft,
+           0, 0, perSeq * fftMoved),
       item("long conv: G . conj(U)", "hyena", "dW", "data_product", "sequence", perSeq, perSeq * product,
-           perSeq * mask, mask),
+           perSeq * mask, mask, perSeq * binMoved),
       item("long conv: accumulate dH over the step", "hyena", "dW", "digital", "sequence", perSeq * nb,
-           perSeq * nb * s.complex_add_flops),
-      item("long conv: inverse rFFT of dH", "hyena", "dW", "transform", "step", convs, convs * fft)
+           perSeq * nb * s.complex_add_flops, 0, 0, perSeq * binMoved),
+      item("long conv: inverse rFFT of dH", "hyena", "dW", "transform", "step", convs, convs * fft,
+           0, 0, convs * fftMoved)
     ];
   }
 
@@ -362,29 +446,34 @@
     var tokens = s.step_tokens * nLayers;
     var blocks = p * q;
     var add = s.complex_add_flops;
+    // memory traffic of a block transform: b samples and 2 reals per bin; the block products and their sums
+    // over blocks run as one batched complex matrix product per bin (ledger/timing.py), taken as compute-bound
+    var fm = b + 2 * nb;
     return [
-      item(name + ": rFFT of x blocks", layer, "forward", "transform", "token", tokens * q, tokens * q * fft),
+      item(name + ": rFFT of x blocks", layer, "forward", "transform", "token", tokens * q, tokens * q * fft,
+           0, 0, tokens * q * fm),
       item(name + ": W_ij . X_j", layer, "forward", "weight_product", "token", tokens * blocks,
            tokens * blocks * product, nLayers * blocks * mask, mask),
       item(name + ": sum over input blocks", layer, "forward", "digital", "token", tokens * p * (q - 1) * nb,
            tokens * p * (q - 1) * nb * add),
       item(name + ": inverse rFFT to y blocks", layer, "forward", "transform", "token", tokens * p,
-           tokens * p * fft),
+           tokens * p * fft, 0, 0, tokens * p * fm),
       item(name + ": rFFT of weight blocks", layer, "forward", "transform", "step", nLayers * blocks,
-           nLayers * blocks * fft),
-      item(name + ": rFFT of g blocks", layer, "dX", "transform", "token", tokens * p, tokens * p * fft),
+           nLayers * blocks * fft, 0, 0, nLayers * blocks * fm),
+      item(name + ": rFFT of g blocks", layer, "dX", "transform", "token", tokens * p, tokens * p * fft,
+           0, 0, tokens * p * fm),
       item(name + ": G_i . conj(W_ij)", layer, "dX", "weight_product", "token", tokens * blocks,
            tokens * blocks * product, nLayers * blocks * mask, mask),
       item(name + ": sum over output blocks", layer, "dX", "digital", "token", tokens * q * (p - 1) * nb,
            tokens * q * (p - 1) * nb * add),
       item(name + ": inverse rFFT to dx blocks", layer, "dX", "transform", "token", tokens * q,
-           tokens * q * fft),
+           tokens * q * fft, 0, 0, tokens * q * fm),
       item(name + ": G_i . conj(X_j)", layer, "dW", "data_product", "token", tokens * blocks,
            tokens * blocks * product, tokens * q * mask, mask),
       item(name + ": accumulate dW over the step", layer, "dW", "digital", "token", tokens * blocks * nb,
            tokens * blocks * nb * add),
       item(name + ": inverse rFFT of dW blocks", layer, "dW", "transform", "step", nLayers * blocks,
-           nLayers * blocks * fft)
+           nLayers * blocks * fft, 0, 0, nLayers * blocks * fm)
     ];
   }
 
@@ -443,20 +532,39 @@
 
   /**
    * Full recomputation: every block's per-token and per-sequence forward item again, in phase
-   * "recompute", class kept, no mask values (the backward visit's mask serves it).
+   * "recompute", class and memory traffic kept, no mask values (the backward visit's mask serves it).
    */
   function recomputed(items) {
     var out = [];
     items.forEach(function (it) {
       if (it.phase === "forward" && BLOCK_LAYERS.indexOf(it.layer) >= 0 && it.per !== "step") {
-        out.push(item(it.op, it.layer, RECOMPUTE, it.cls, it.per, it.count, it.flops, 0));
+        out.push(replaced(it, { phase: RECOMPUTE, mask_values: 0 }));
       }
     });
     return out;
   }
 
-  /** Every operation of one optimizer step of s.variant (ledger/step.py step_items). */
+  /** True when the settings count at the reference prices (ledger/costs.py REFERENCE). */
+  function atReferenceCosts(s) {
+    return Object.keys(REFERENCE_COSTS).every(function (k) { return s[k] === REFERENCE_COSTS[k]; });
+  }
+
+  /**
+   * Every operation of one optimizer step of s.variant (ledger/step.py step_items). Under counting
+   * conventions other than the reference prices, each item also carries its work at those prices (`work`):
+   * the items built again at the reference prices, item by item.
+   */
   function stepItems(s) {
+    var items = countedItems(s);
+    if (!atReferenceCosts(s)) {
+      var reference = countedItems(Object.assign({}, s, REFERENCE_COSTS));
+      items = items.map(function (it, k) { return replaced(it, { work: reference[k].flops }); });
+    }
+    return items;
+  }
+
+  /** The step's items priced at the settings' conventions (stepItems adds the reference work). */
+  function countedItems(s) {
     var items = embedding(s);
     function add(list) { Array.prototype.push.apply(items, list); }
     var mats = weightMatrices(s);
@@ -559,21 +667,171 @@
     return total;
   }
 
+  /** Fraction of the S x S score matrix the kernel computes: 1 for dense and flash, about 1/2 for flash-causal. */
+  function scoreFraction(kernel, seq, tile) {
+    return kernel === "flash-causal" ? causalScoreEntries(seq, tile) / (seq * seq) : 1.0;
+  }
+
   /**
-   * FLOPs the hardware executes: the step's items with the attention core replaced by the kernel's
-   * (forward QK^T and AV, again if recompute is full, QK^T again in a flash backward, dX twice each).
+   * The attention core (QK^T and AV) as the kernel s.attention_kernel executes it in one step
+   * (ledger/hardware.py attention_core_items): forward QK^T and AV, both again if recompute is full, QK^T
+   * once more inside a flash backward, dX two products each. The kernel does not follow causal_attention (a
+   * counting convention); under another flops_per_mac each item carries its work at the reference price.
    */
+  function attentionCoreItems(s) {
+    var layers = s.attention_layers;
+    if (!layers) return [];
+    var h = s.shape.hidden, seq = s.seq_len;
+    var count = s.sequences * layers;
+    var one = count * scoreFraction(s.attention_kernel, seq, s.attention_tile) * matmul(s, seq, h, seq);
+    var items = [
+      item("attention: Q K^T", "attention", "forward", "digital", "sequence", count, one),
+      item("attention: A V", "attention", "forward", "digital", "sequence", count, one)
+    ];
+    if (s.recompute === "full") {
+      items = items.concat(items.map(function (it) { return replaced(it, { phase: RECOMPUTE }); }));
+    }
+    if (s.attention_kernel !== "dense") {
+      items.push(item(KERNEL_RECOMPUTE_OP, "attention", RECOMPUTE, "digital", "sequence", count, one));
+    }
+    items.push(item("attention: dQ, dK from Q K^T", "attention", "dX", "digital", "sequence", count, 2 * one));
+    items.push(item("attention: dA, dV from A V", "attention", "dX", "digital", "sequence", count, 2 * one));
+    if (s.flops_per_mac !== REFERENCE_COSTS.flops_per_mac) {
+      var scale = REFERENCE_COSTS.flops_per_mac / s.flops_per_mac;
+      items = items.map(function (it) { return replaced(it, { work: it.flops * scale }); });
+    }
+    return items;
+  }
+
+  function isAttentionCore(it) { return it.layer === "attention" && it.op.indexOf("attention:") === 0; }
+
+  /** The step's items as the hardware runs them: the attention core replaced by the kernel's. */
+  function hardwareItems(s, items) {
+    return items.filter(function (it) { return !isAttentionCore(it); }).concat(attentionCoreItems(s));
+  }
+
+  /** FLOPs the hardware executes in a step whose model line items are `items`. */
   function hardwareFlops(s, items) {
-    var rest = 0;
+    var total = 0;
+    hardwareItems(s, items).forEach(function (it) { total += it.flops; });
+    return total;
+  }
+
+  // ---- Kernel kinds (ledger/timing.py) ----
+
+  var DENSE_SUFFIXES = [": W x", ": W^T g (dX)", ": g x^T (dW)"];
+  var BLOCK_TAGS = ["W_ij", "X_j", "sum over input blocks", "sum over output blocks", "accumulate dW"];
+
+  function endsWith(text, suffix) { return text.length >= suffix.length && text.slice(-suffix.length) === suffix; }
+
+  /** The kernel kind a line item runs as on a digital machine. */
+  function kernelOf(it) {
+    if (it.cls === "transform") return it.op.indexOf("blocks") >= 0 ? "fft_block" : "fft_long";
+    if (it.cls === "digital" && (DENSE_SUFFIXES.some(function (x) { return endsWith(it.op, x); }) ||
+                                 it.op.indexOf("attention:") === 0)) return "matmul";
+    if (BLOCK_TAGS.some(function (tag) { return it.op.indexOf(tag) >= 0; })) return "block_product";
+    return "elementwise";
+  }
+
+  // ---- What crosses the boundary (ledger/boundary.py, mode "fused", sums digital, U and G read out) ----
+
+  function isInverse(it) {
+    var k = it.op.indexOf(":");
+    return (k >= 0 ? it.op.slice(k + 1) : it.op).trim().indexOf("inverse") === 0;
+  }
+
+  /** A per-token circulant block product, or inverse transform of summed blocks, whose data crosses. */
+  function isCirculantSumBoundary(it) {
+    if (it.op.indexOf("long conv:") === 0 || it.per === "step") return false;
+    return (it.cls === "weight_product" && it.op.indexOf("W_ij") >= 0) || (it.cls === "transform" && isInverse(it));
+  }
+
+  /** A forward or dX rFFT of data whose spectrum the digital weight gradient multiplies. */
+  function feedsWeightGradient(it) {
+    return it.cls === "transform" && it.per !== "step" && (it.phase === "forward" || it.phase === "dX") &&
+           !isInverse(it);
+  }
+
+  /**
+   * Real numbers written into (values_in) and read out of (values_out) the optics per step when fused 4f passes
+   * take the static work (ledger/boundary.py conversions(mode="fused")), and the detector samples that reads.
+   */
+  function fusedConversions(s, items) {
+    var vIn = 0, vOut = 0;
     items.forEach(function (it) {
-      if (!(it.layer === "attention" && it.op.indexOf("attention:") === 0)) rest += it.flops;
+      if (isCirculantSumBoundary(it)) {
+        var blockSpectrum = 2 * bins(s.block);  // a block's complex bins, two reals each
+        if (it.cls === "weight_product") vOut += it.count * blockSpectrum;  // to the digital sum
+        else vIn += it.count * blockSpectrum;  // the summed spectrum back for the inverse transform
+      }
+      if (it.cls !== "transform") return;
+      var longConv = it.op.indexOf("long conv:") === 0;
+      var samples = longConv ? s.seq_len : s.block;
+      var spectrum = 2 * (longConv ? bins(s.fft_len) : bins(s.block));
+      var inverse = isInverse(it);
+      if (it.per !== "step") {
+        vIn += inverse ? 0 : it.count * samples;
+        vOut += inverse ? it.count * samples : 0;
+        if (feedsWeightGradient(it)) vOut += it.count * spectrum;  // tapped at the Fourier plane for dW
+      } else {
+        vIn += it.count * (inverse ? spectrum : samples);
+        vOut += it.count * (inverse ? samples : spectrum);
+      }
     });
-    if (!s.attention_layers) return rest;
-    var seq = s.seq_len, frac = 1.0;
-    if (s.attention_kernel === "flash-causal") frac = causalScoreEntries(seq, s.attention_tile) / (seq * seq);
-    var one = s.sequences * s.attention_layers * frac * matmul(s, seq, s.shape.hidden, seq);
-    var products = 2 + (s.recompute === "full" ? 2 : 0) + (s.attention_kernel !== "dense" ? 1 : 0) + 4;
-    return rest + products * one;
+    return { values_in: vIn, values_out: vOut, detector_samples: vOut * s.readout_samples };
+  }
+
+  // ---- The step in seconds (ledger/step_time.py) ----
+
+  /**
+   * Seconds the GPUs spend on one item: its reference work at the tensor rate (matrix and block products), or
+   * the longer of its work at the vector rate and its memory traffic at the bandwidth; over the cluster's GPUs.
+   */
+  function itemSeconds(it, s) {
+    var work = referenceFlops(it), seconds;
+    if (TENSOR_KERNELS.indexOf(kernelOf(it)) >= 0) seconds = work / s.gpu_flops;
+    else seconds = Math.max(work / s.gpu_vector_flops, it.moved * s.gpu_bytes_per_value / s.gpu_bandwidth);
+    return seconds / s.gpus;
+  }
+
+  /**
+   * The step on the GPUs alone and the hybrid step: the GPUs' remainder plus the engine's time, its streaming
+   * (the slowest of input plane, detector, link and optics) and its weight-mask rewrites, added ("serial") or
+   * beside it ("overlapped"). `masks` is the step's maskBudget.
+   */
+  function stepTime(s, items, masks) {
+    var gpuRest = 0, engineWork = 0;
+    hardwareItems(s, items).forEach(function (it) {
+      var seconds = itemSeconds(it, s);
+      if (STATIC_CLASSES.indexOf(it.cls) >= 0) engineWork += seconds; else gpuRest += seconds;
+    });
+    var crossing = engineWork > 0 ? fusedConversions(s, items) :
+      { values_in: 0, values_out: 0, detector_samples: 0 };
+    var linkBytes = Math.max(crossing.values_in, crossing.values_out) * s.link_bytes_per_value;
+    var t = {
+      gpu_rest_s: gpuRest, engine_work_gpu_s: engineWork,
+      input_s: crossing.values_in / s.io_rate, detector_s: crossing.detector_samples / s.detector_rate,
+      link_s: linkBytes / s.link_rate,
+      optics_s: isFinite(s.optical_speedup) ? engineWork / s.optical_speedup : 0,
+      mask_s: masks.weight_mask_s, mask_overlap: s.mask_overlap,
+      values_in: crossing.values_in, values_out: crossing.values_out,
+      detector_samples: crossing.detector_samples, mask_frames: masks.weight_frames, link_bytes: linkBytes
+    };
+    t.all_digital_step_s = t.gpu_rest_s + t.engine_work_gpu_s;
+    t.stream_s = Math.max(t.input_s, t.detector_s, t.link_s, t.optics_s);
+    t.engine_s = t.mask_overlap === "overlapped" ? Math.max(t.stream_s, t.mask_s) : t.stream_s + t.mask_s;
+    t.hybrid_step_s = t.gpu_rest_s + t.engine_s;
+    t.net_speedup = t.all_digital_step_s / t.hybrid_step_s;
+    t.time_share = t.all_digital_step_s > 0 ? t.engine_work_gpu_s / t.all_digital_step_s : 0;
+    t.amdahl_time = t.time_share < 1 ? 1 / (1 - t.time_share) : Infinity;
+    // The rate of each engine part at which its time alone equals the seconds the engine could save (null: the
+    // engine takes no work).
+    var saved = t.engine_work_gpu_s;
+    t.break_even = saved > 0 ?
+      { input_rate: t.values_in / saved, mask_rate: t.mask_frames / saved,
+        detector_rate: t.detector_samples / saved, link_rate: t.link_bytes / saved } :
+      { input_rate: null, mask_rate: null, detector_rate: null, link_rate: null };
+    return t;
   }
 
   /** The 6N rule plus attention for a step: 6*N*T + 12*L*S*H*T (the transformer's closed form). */
@@ -603,6 +861,7 @@
     var stepShare = share(opticalFlops, stepFlops);
     var staticShare = share(sumOf(stepByClass, STATIC_CLASSES), stepFlops);
     var masks = maskBudget(items, s);
+    var seconds = stepTime(s, items, masks);
     var row = {
       variant: s.variant, seq_len: s.seq_len, sequences: s.sequences,
       forward_flops: forwardFlops, backward_flops: backwardFlops,
@@ -623,12 +882,24 @@
       hardware_flops: hardwareFlops(s, items),
       modulator: s.modulator, frame_rate_hz: s.frame_rate_hz, values_per_pixel: s.complex_values_per_pixel,
       cited: s.cited,
+      all_digital_step_s: seconds.all_digital_step_s, hybrid_step_s: seconds.hybrid_step_s,
+      net_speedup: seconds.net_speedup, time_share: seconds.time_share, amdahl_time: seconds.amdahl_time,
+      mask_overlap: s.mask_overlap,
       // extras, not in StepRow
       flops_by_phase: byPhase,
       weight_mask_values: masks.weight_values, data_mask_values: masks.data_values,
       attention_layers: s.attention_layers, hyena_layers: s.hyena_layers
     };
     if (s.variant === "transformer") row.six_n_ratio = stepFlops / sixNFlops(s);
+    // Break-even rates, absent when the engine takes no work (as StepRow.to_json omits them).
+    ["input_rate", "mask_rate", "detector_rate", "link_rate"].forEach(function (k) {
+      if (seconds.break_even[k] !== null) row["break_even_" + k] = seconds.break_even[k];
+    });
+    // extras, not in StepRow: the engine's parts
+    row.engine_s = seconds.engine_s;
+    row.stream_s = seconds.stream_s;
+    row.engine_parts = { input_s: seconds.input_s, detector_s: seconds.detector_s, link_s: seconds.link_s,
+                         optics_s: seconds.optics_s, mask_s: seconds.mask_s };
     return row;
   }
 
@@ -637,11 +908,14 @@
     MASK_SPECTRA: MASK_SPECTRA, FFT_LENGTHS: FFT_LENGTHS, ATTENTION_KERNELS: ATTENTION_KERNELS, CLASSES: CLASSES, OPTICAL_CLASSES: OPTICAL_CLASSES,
     STATIC_CLASSES: STATIC_CLASSES, LLAMA3_8B: LLAMA3_8B, DEFAULTS: DEFAULTS,
     MODULATORS: MODULATORS, MODULATOR_NAMES: MODULATOR_NAMES, REFUSED_MODULATORS: REFUSED_MODULATORS,
-    LAYOUTS: LAYOUTS,
+    LAYOUTS: LAYOUTS, READOUTS: READOUTS, MASK_OVERLAPS: MASK_OVERLAPS, REFERENCE_COSTS: REFERENCE_COSTS,
+    KERNELS: KERNELS, TENSOR_KERNELS: TENSOR_KERNELS,
     PAGE_DEFAULTS: PAGE_DEFAULTS,
     TRAINED_CONTEXT: TRAINED_CONTEXT,
     makeSettings: makeSettings, stepItems: stepItems, weightMatrices: weightMatrices, matrixParams: matrixParams, stepRow: stepRow, checkBlock: checkBlock,
     flopsByPhaseAndClass: flopsByPhaseAndClass, maskBudget: maskBudget, amdahl: amdahl,
+    hardwareItems: hardwareItems, attentionCoreItems: attentionCoreItems, kernelOf: kernelOf,
+    fusedConversions: fusedConversions, itemSeconds: itemSeconds, stepTime: stepTime,
     format: null  // filled in below
   };
 
@@ -658,6 +932,22 @@
     if (x >= 0.01) return x.toFixed(2) + " s";
     return x.toPrecision(3) + " s";
   }
+  /**
+   * The hybrid step's net speed-up: three decimals from 1 up ("1.042x"); below 1 three significant digits and how
+   * many times slower the hybrid step is ("0.00892x (112x slower)").
+   */
+  function formatSpeedup(x) {
+    if (!isFinite(x)) return "unbounded";
+    if (x >= 1) return x.toFixed(3) + "x";
+    var slower = 1 / x;
+    return x.toPrecision(3) + "x (" + (slower >= 100 ? formatInt(slower) : slower.toPrecision(3)) + "x slower)";
+  }
+  /** A rate: from 1e6 as "3.29e9", from 100 whole and grouped ("8,724"), below that 3 significant digits. */
+  function formatRate(x) {
+    if (x >= 1e6) return formatSci(x);
+    if (x >= 100) return formatInt(x);
+    return String(Number(x.toPrecision(3)));
+  }
   function formatInt(x) { return Math.round(x).toLocaleString("en-US"); }
   /** Large counts as "5.12e16". */
   function formatSci(x) {
@@ -666,7 +956,7 @@
     return e[0] + "e" + e[1].replace("+", "");
   }
   api.format = { share: formatShare, bound: formatBound, seconds: formatSeconds, int: formatInt,
-                 sci: formatSci };
+                 sci: formatSci, speedup: formatSpeedup, rate: formatRate };
 
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   root.TxLedger = api;
@@ -696,24 +986,32 @@
   var INFINITY_RE = /^(\+?inf(inity)?|\u221e)$/i;
   var NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-  /** Parse typed text: digits with optional , _ or spaces as thousands separators, or 400e12. */
+  /** What a control accepts, in words: "the sequence length must be a whole number from 2,048 to 32,768". */
+  function allowedText(name) {
+    var lim = LIMITS[name];
+    if (lim.exclusiveMin) return "the " + lim.label + " must be a positive number (or inf)";
+    return "the " + lim.label + " must be " + (lim.integer ? "a whole number " : "") + "from " +
+           showValue(name, lim.min) + " to " + showValue(name, lim.max);
+  }
+
+  /**
+   * Parse typed text: digits with optional , _ or spaces as thousands separators, or 400e12. A refusal is one
+   * line naming what was typed and what the control accepts.
+   */
   function parseTyped(name, text) {
     var lim = LIMITS[name];
+    var typed = "\u201c" + String(text).replace(/\s+/g, " ").trim() + "\u201d";
     var t = String(text).replace(/[\s,_\u00a0\u2009]/g, "");
-    if (!t) return { error: "Enter a number for the " + lim.label + "." };
+    if (!t) return { error: "Enter a number: " + allowedText(name) + "." };
     if (lim.infinite && INFINITY_RE.test(t)) return { value: Infinity };
-    if (!NUMBER_RE.test(t)) return { error: "\u201c" + text + "\u201d is not a number." };
+    if (!NUMBER_RE.test(t)) return { error: typed + " is not a number: " + allowedText(name) + "." };
     var v = Number(t);
-    if (!isFinite(v)) return { error: "\u201c" + text + "\u201d is not a finite number." };
+    if (!isFinite(v)) return { error: typed + " is not a finite number: " + allowedText(name) + "." };
     if (lim.integer && !Number.isInteger(v)) {
-      return { error: "The " + lim.label + " must be a whole number." };
+      return { error: typed + " is not a whole number: " + allowedText(name) + "." };
     }
-    if (lim.exclusiveMin && !(v > lim.min)) {
-      return { error: "The " + lim.label + " must be a positive number (or inf)." };
-    }
-    if (v < lim.min || v > lim.max) {
-      return { error: "The " + lim.label + " must be from " + showValue(name, lim.min) + " to " +
-                      showValue(name, lim.max) + "." };
+    if ((lim.exclusiveMin && !(v > lim.min)) || v < lim.min || v > lim.max) {
+      return { error: typed + ": " + allowedText(name) + "." };
     }
     return { value: v };
   }
@@ -747,6 +1045,16 @@
   }
   // The speed-up slider runs in log10 steps from 10^-1 to 10^6; its right end (7) means infinite.
   var LOG10INF_TOP = 7;
+
+  // The time chart's bars: the counted step at the sustained rate, the step at device rates all on the GPUs,
+  // the hybrid step with the engine's time paid, and the two mask budgets.
+  var TIME_BARS = [["digital_step_s", "digital step (counted FLOPs, sustained rate)"],
+                   ["all_digital_step_s", "all-digital step (device rates)"],
+                   ["hybrid_step_s", "hybrid step (GPUs + engine)"],
+                   ["weight_mask_s", "weight-mask rewrite"],
+                   ["data_mask_s", "data-mask rewrite"]];
+  var ENGINE_PARTS = [["input_s", "the input plane"], ["detector_s", "the detector"], ["link_s", "the link"],
+                      ["optics_s", "the optics"]];
 
   var CLASS_LABELS = { transform: "transforms (FFT)", weight_product: "weight-masked products",
                        data_product: "data-by-data products", digital: "digital" };
@@ -919,9 +1227,7 @@
     var thost = this.root.querySelector("#tx-time-bars");
     if (thost) {
       this.timeAxis = el("div", "tx-axis");
-      [["digital_step_s", "digital step (all on the GPUs)"],
-       ["weight_mask_s", "weight-mask rewrite"],
-       ["data_mask_s", "data-mask rewrite"]].forEach(function (m) {
+      TIME_BARS.forEach(function (m) {
         var row = el("div", "tx-bar-row");
         row.setAttribute("data-time", m[0]);
         row.appendChild(el("span", "tx-bar-label", m[1]));
@@ -951,6 +1257,7 @@
       if (v == null) text = "";
       else if (/share$|^data_part$/.test(key)) text = F.share(v);
       else if (/^amdahl/.test(key)) text = F.bound(v);
+      else if (key === "net_speedup") text = F.speedup(v);
       else if (/_s$/.test(key)) text = F.seconds(v);
       else if (/flops$/.test(key)) text = F.sci(v);
       else if (typeof v === "number") text = F.int(v);
@@ -979,7 +1286,7 @@
     });
 
     // Times on a log axis from a power of ten below the smallest to one above the largest.
-    var keys = ["digital_step_s", "weight_mask_s", "data_mask_s"];
+    var keys = TIME_BARS.map(function (m) { return m[0]; });
     var positive = keys.map(function (k) { return row[k]; }).filter(function (v) { return v > 0; });
     var lo = Math.floor(Math.log10(Math.min.apply(null, positive))) - 1;
     var hi = Math.ceil(Math.log10(Math.max.apply(null, positive)));
@@ -991,7 +1298,7 @@
       var w = v > 0 ? 100 * (Math.log10(v) - lo) / (hi - lo) : 0;
       b.bar.style.width = Math.max(0, Math.min(100, w)).toFixed(3) + "%";
       var text = F.seconds(v);
-      if (k !== "digital_step_s") {
+      if (/mask_s$/.test(k)) {
         var fr = row[k === "weight_mask_s" ? "weight_mask_frames" : "data_mask_frames"];
         text = v > 0 ? text + " (" + F.int(fr) + " frames)" : "0 s (no masks)";
       }
@@ -1029,9 +1336,34 @@
       if (note.textContent !== text) note.textContent = text;
       note.setAttribute("data-cited", row.cited ? "true" : "false");
     }
+    var engineNote = this.root.querySelector("#tx-engine-note");
+    if (engineNote) {
+      var said = engineText(row);
+      if (engineNote.textContent !== said) engineNote.textContent = said;
+    }
     var blk = this.root.querySelector("#tx-block-note");
     if (blk) blk.textContent = row.variant === "hyena2_circulant" ? "" : "(Used by hyena2_circulant only.)";
   };
+
+  /** The engine's time in words: its parts, the slowest, how the masks combine, and the break-even rates. */
+  function engineText(row) {
+    var F = api.format;
+    if (!("break_even_mask_rate" in row)) {
+      return "The engine takes no work in this variant: the hybrid step is the all-digital step.";
+    }
+    var parts = row.engine_parts, slowest = ENGINE_PARTS[0];
+    ENGINE_PARTS.forEach(function (p) { if (parts[p[0]] > parts[slowest[0]]) slowest = p; });
+    var masks = row.mask_overlap === "overlapped" ?
+      "the longer of the two counts (overlapped)" : "the two are added (serial)";
+    return "The engine's time per step: streaming " + F.seconds(row.stream_s) + " (the slowest part, " +
+           slowest[1] + "; input plane " + F.seconds(parts.input_s) + ", detector " + F.seconds(parts.detector_s) +
+           ", link " + F.seconds(parts.link_s) + ", optics " + F.seconds(parts.optics_s) + ") and weight-mask " +
+           "rewrites " + F.seconds(parts.mask_s) + "; " + masks + ". Break-even rates, each part alone against " +
+           "the seconds the engine could save: a mask device of " + F.rate(row.break_even_mask_rate) +
+           " frames/s, an input plane of " + F.rate(row.break_even_input_rate) + " numbers/s, a detector of " +
+           F.rate(row.break_even_detector_rate) + " samples/s, a link of " + F.rate(row.break_even_link_rate) +
+           " bytes/s each way.";
+  }
 
   function tickLabel(e) {
     if (e >= 0 && e <= 4) return String(Math.pow(10, e)) + " s";
