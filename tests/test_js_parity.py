@@ -142,11 +142,17 @@ def random_points(n: int, seed: int = 20261130) -> list[dict]:
                 points.append({"variant": variant, "seq_len": seq_len, "modulator": name})
                 points.append({"variant": variant, "seq_len": seq_len, "modulator": name, "layout": "rows",
                                "mask_overlap": "overlapped"})
+    for block in (2, 16, 64, 256):  # the circulant LM head: blocks that divide the vocabulary (128,256 = 2^8 x 501)
+        for seq_len in (2048, 8192):
+            points.append({"variant": "hyena2_circulant", "seq_len": seq_len, "block": block, "lm_head": "circulant"})
+    points.append({"variant": "hyena2", "seq_len": 4096, "lm_head": "circulant"})  # no effect outside the circulant model
     return points
 
 
 BAD = [
     {"variant": "mamba"},
+    {"lm_head": "tied"},
+    {"variant": "hyena2_circulant", "block": 512, "lm_head": "circulant"},  # 512 does not divide 128,256
     {"seq_len": 0},
     {"seq_len": -4096},
     {"seq_len": 4096.5},

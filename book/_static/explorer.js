@@ -109,6 +109,8 @@
     // Switches (ledger/settings.py): activation recomputation, the spectrum a mask holds, and the
     // optical engine's speed-up on the work it takes (Infinity: that work becomes free).
     recompute: "none", mask_spectrum: "one-sided", optical_speedup: Infinity, fft_length: "2S",
+    // The block-circulant model's LM head (ledger/settings.py LM_HEADS): dense, or block-circulant too.
+    lm_head: "dense",
     // The attention kernel the hardware runs (ledger/hardware.py): hardware FLOPs only.
     attention_kernel: "flash-causal", attention_tile: 128
   };
@@ -124,7 +126,8 @@
                      "causal_attention"];
   var SETTINGS_FIELDS = ["variant", "seq_len", "step_tokens", "block", "hybrid_attention_fraction",
                          "recompute", "mask_spectrum", "optical_speedup", "fft_length",
-                         "attention_kernel", "attention_tile"];
+                         "attention_kernel", "attention_tile", "lm_head"];
+  var LM_HEADS = ["dense", "circulant"];
 
   /** The one error the module throws for bad input (Python: ledger.LedgerError). */
   function LedgerError(message, param) {
@@ -304,6 +307,13 @@
                         "hybrid_attention_fraction");
     }
     if (s.variant === "hyena2_circulant") checkBlock(s.block, LLAMA3_8B);
+    if (LM_HEADS.indexOf(s.lm_head) < 0) {
+      throw LedgerError("lm_head = " + repr(s.lm_head) + ": must be one of " + LM_HEADS.join(", "), "lm_head");
+    }
+    if (s.lm_head === "circulant" && s.variant === "hyena2_circulant" && LLAMA3_8B.vocab % s.block) {
+      throw LedgerError("lm_head = 'circulant': block = " + s.block + " does not divide the vocabulary (" +
+                        LLAMA3_8B.vocab.toLocaleString("en-US") + "); choose a block that does", "lm_head");
+    }
 
     s.shape = LLAMA3_8B;
     s.sequences = Math.floor(s.step_tokens / s.seq_len);  // sequences in one optimizer step
@@ -513,7 +523,7 @@
         m(c[0], "mlp", c[1], c[2], nAll, false);
       });
     }
-    m("lm head", "lm_head", shape.vocab, h, 1, false);
+    m("lm head", "lm_head", shape.vocab, h, 1, s.variant === "hyena2_circulant" && s.lm_head === "circulant");
     return out;
   }
 
