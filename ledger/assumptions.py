@@ -531,6 +531,18 @@ def _posts(base: Settings, post_axes: dict) -> list[tuple[tuple[str, ...], Setti
     return out
 
 
+def _combinations(base: Settings, grid_axes: dict):
+    """(rows thrown, settings, variations) of every combination of the axes' choices that the ledger accepts
+    (a step size that a sequence length does not divide, say, is left out)."""
+    for choice in itertools.product(*grid_axes.values()):
+        rows = [a for a in choice if a is not None]
+        try:
+            s, variations = _thrown(base, rows)
+        except LedgerError:
+            continue
+        yield rows, s, variations
+
+
 def _keep(best: dict, figure: str, values, names: list[tuple[str, ...]]) -> None:
     b = best[figure]
     lo, hi = int(np.argmin(values)), int(np.argmax(values))
@@ -550,12 +562,7 @@ def _flop_grid(variant: str, base: Settings, grid: dict, best: dict) -> tuple[in
     policy_axes = [flop_axes.pop(k, [None]) for k in ("recompute", "filter_build")]
     policy_rows = list(itertools.product(*policy_axes))
     n = counted = 0
-    for pre in itertools.product(*flop_axes.values()):
-        pre_rows = [a for a in pre if a is not None]
-        try:
-            s, variations = _thrown(base, pre_rows)
-        except LedgerError:
-            continue  # e.g. a step size that a sequence length does not divide
+    for pre_rows, s, variations in _combinations(base, flop_axes):
         policies = [tuple((_thrown(s, [a])[0] if a else s).__getattribute__(k) for a, k in zip(rows, ("recompute", "filter_build")))
                     for rows in policy_rows]
         counted += 1
@@ -600,12 +607,7 @@ def _time_grid(variant: str, base: Settings, grid: dict, best: dict) -> tuple[in
                                                   e.row_pixels) == k) for k in mask_keys}
     pre_axes = {k: v for k, v in grid.items() if k not in post_axes and not _is_convention(v) and _relevant(base, v)}
     n = counted = 0
-    for pre in itertools.product(*pre_axes.values()):
-        pre_rows = [a for a in pre if a is not None]
-        try:
-            s, variations = _thrown(base, pre_rows)
-        except LedgerError:
-            continue
+    for pre_rows, s, variations in _combinations(base, pre_axes):
         counted += 1
         items = variation_items(s, step_items(s), variations)
         gpu_items = hardware_items(s, items)
