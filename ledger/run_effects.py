@@ -13,10 +13,12 @@ from .table import step_row
 
 
 def mask_amortisation(s: Settings, step_tokens: int) -> dict:
-    """Weight-mask time, digital step time and their ratio at another step size (the masks do not grow)."""
+    """Weight-mask time, the step's time on the GPUs (ledger.step_time) and their ratio at another step size (the
+    masks do not grow); digital_step_s is the counted FLOPs at the sustained rate, for reference."""
     row = step_row(s, step_tokens=step_tokens)
     return {"step_tokens": step_tokens, "sequences": row.sequences, "weight_mask_s": row.weight_mask_s,
-            "digital_step_s": row.digital_step_s, "ratio": row.weight_mask_s / row.digital_step_s}
+            "all_digital_step_s": row.all_digital_step_s, "digital_step_s": row.digital_step_s,
+            "ratio": row.weight_mask_s / row.all_digital_step_s}
 
 
 def real_run_extra_flops(s: Settings) -> float:

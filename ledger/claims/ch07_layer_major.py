@@ -82,7 +82,7 @@ def _shared() -> bool:
     for n in SEQ_LENS:
         s = Settings(variant="hyena2", seq_len=n)
         fused = hidden_costs(s, mode="fused")
-        writes = fused.conversions.values_in / step_row(s).digital_step_s
+        writes = fused.conversions.values_in / step_row(s).all_digital_step_s
         out.append(100 <= writes / fused.io_rate <= 1000)
     return all(out)
 

@@ -188,7 +188,7 @@ explained("amdahl-finite-speedup-why")
 # 06 Masks rewritten every optimizer step
 def _mask_ratio(variant: str, seq_len: int, **overrides) -> float:
     row = step_row(variant=variant, seq_len=seq_len, **overrides)
-    return row.weight_mask_s / row.digital_step_s
+    return row.weight_mask_s / row.all_digital_step_s
 
 
 numeric("masks-encoding",
@@ -222,7 +222,7 @@ numeric("masks-encoding-spectrum", lambda: _weight_mask_values_factor(mask_spect
         traps=[(2.0, "exactly 2")], hint="n values per transform instead of n/2 + 1, at n = 2S.")
 explained("masks-encoding-why")
 numeric("masks-step-size",
-        lambda step_tokens=2_097_152: step_row(variant="hyena2", seq_len=2048, step_tokens=step_tokens).digital_step_s,
+        lambda step_tokens=2_097_152: step_row(variant="hyena2", seq_len=2048, step_tokens=step_tokens).all_digital_step_s,
         rel_tol=0.002, unit="s", variants={"step_tokens": (4_194_304, 8_388_608, 16_777_216)},
         hint="which of the two grows with the tokens of the step?")
 explained("masks-step-size-why")
@@ -245,7 +245,7 @@ numeric("masks-faster-device-data",
 numeric("masks-more-gpus", lambda gpus=1024: _mask_ratio("hyena2", 8192, gpus=gpus), rel_tol=0.01,
         variants={"gpus": (256, 512, 3072)},
         hint="which of the two times depends on the GPUs?")
-numeric("masks-more-gpus-step", lambda gpus=1024: step_row(variant="hyena2", seq_len=8192, gpus=gpus).digital_step_s,
+numeric("masks-more-gpus-step", lambda gpus=1024: step_row(variant="hyena2", seq_len=8192, gpus=gpus).all_digital_step_s,
         rel_tol=0.01, unit="s", variants={"gpus": (256, 512, 3072)},
         hint="the step's FLOPs over the cluster's rate.")
 
@@ -253,7 +253,7 @@ numeric("masks-more-gpus-step", lambda gpus=1024: step_row(variant="hyena2", seq
 def _shared_engine_rate(seq_len: int = 8192, gpus: int = 64) -> float:
     settings = Settings(variant="hyena2", seq_len=seq_len)
     fused = _hidden.hidden_costs(settings, mode="fused")
-    return fused.conversions.values / step_row(settings, gpus=gpus).digital_step_s
+    return fused.conversions.values / step_row(settings, gpus=gpus).all_digital_step_s
 
 
 numeric("layer-major-engines", _shared_engine_rate, rel_tol=0.005, unit="numbers/s",
@@ -379,7 +379,7 @@ numeric("explorer-block-size", lambda: _largest_block_reaching(0.20), rel_tol=1e
         hint="the static share rises as the block shrinks; look for the largest power of two that reaches it.")
 numeric("explorer-block-size-amdahl", lambda: _explorer_row(block=int(_largest_block_reaching(0.20))).amdahl_static,
         rel_tol=0.0005, unit="x", hint="the bound from the static share at that block.")
-numeric("explorer-block-size-digital", lambda: _explorer_row(block=int(_largest_block_reaching(0.20))).digital_step_s,
+numeric("explorer-block-size-digital", lambda: _explorer_row(block=int(_largest_block_reaching(0.20))).all_digital_step_s,
         rel_tol=0.003, unit="s", hint="smaller blocks share each weight vector over fewer rows.")
 
 # 10 The assumptions, and what each does
