@@ -121,9 +121,18 @@ DLPC900_VIDEO_PATTERN_HZ = 24 * 120.0
 """Binary patterns per second a DLPC900 shows when they are *streamed* to it: video-pattern mode reads each
 24-bit frame of its video input as 24 one-bit patterns, at up to 120 frames per second (ti2024dlpc900), so
 2,880 per second (1,440 on the evaluation boards' 60 Hz video)."""
-DLPC410_DLP9500_HZ = 23148.0
-"""Binary patterns per second a DLP9500 (1920 x 1080 mirrors) shows under a DLPC410 controller, each pattern
-loaded over the controller's LVDS input as it is shown, global reset (ti2020dlpc410, ti2019dlp9500)."""
+DLP9500_ROW_LOAD_S = 1080 * 16 / 400e6
+"""Seconds to load one DLP9500 pattern through a DLPC410: 1,080 rows of 16 clocks at 400 MHz, 43.2 us, the
+23,148 Hz TI gives for phased (block) resets, during which parts of the mask change while light passes."""
+GLOBAL_RESET_SETTLE_S = 12.5e-6
+"""Mirror settling a global reset adds to each pattern under a DLPC410: TI's 43 us per DLP7000 pattern at its
+fastest global-reset rate is its 30.7 us row load plus this (ti2017dlp7000e2e)."""
+DLPC410_DLP9500_HZ = 1 / (DLP9500_ROW_LOAD_S + GLOBAL_RESET_SETTLE_S)
+"""Binary patterns per second a DLP9500 (1920 x 1080 mirrors) shows under a DLPC410 with a global reset, every
+mirror switching at once as a Fourier-plane mask needs: the row load plus the settling, about 17,950 Hz
+(derived from ti2020dlpc410, ti2019dlp9500 and ti2017dlp7000e2e)."""
+DLP9000X_MIRRORS = 2560 * 1600
+"""Micromirrors of a DLP9000X; the engine counts Engine.pixels for every mode, whatever its device has."""
 DLPC910_DLP9000X_HZ = 14989.0
 """Binary patterns per second a DLP9000X (2560 x 1600 mirrors) shows under a DLPC910 controller, streamed over
 its high-speed input as they are shown (ti2019dlpc910)."""
@@ -137,7 +146,9 @@ _DLPC900_CONDITION = ("streamed patterns at the 120 Hz maximum video input (1,44
                       f"{DMD_BINARY_RATE_HZ:,.0f} Hz binary rate holds only for at most 400 (DLP6500) or 480 (DLP9000) "
                       "patterns stored in the controller before the step")
 _DLPC410 = "DLPC410 with a DLP9500: each binary pattern streamed row by row over the controller's LVDS input"
-_DLPC410_CONDITION = "streamed binary patterns with global reset, the data source (an FPGA) keeping up with the input"
+_DLPC410_CONDITION = ("streamed binary patterns with a global reset (the whole mask changes between exposures), the "
+                      "data source (an FPGA) keeping up with the input; 23,148 Hz only with phased resets, which change "
+                      "parts of the mask while light passes")
 _DLPC910 = "DLPC910 with a DLP9000X: each binary pattern streamed over the controller's high-speed serial input"
 _DLPC910_CONDITION = "streamed binary patterns, the data source keeping up with the input"
 _SUPERPIXEL = ("superpixel: 4 x 4 mirrors whose spatially filtered sum sets amplitude and phase, 1/16 value per "
@@ -160,8 +171,8 @@ _DOUBLE_PHASE_PRECISION = (f"two unit phasors on {LCOS_PHASE_LEVELS} phase level
 MODULATORS: dict[str, Modulator] = {m.name: m for m in (
     Modulator("ideal", "the book's idealised complex modulator", 1031.0, (1, 1),
               "one complex value (amplitude and phase) per pixel: an idealisation; the rate is of the order of a "
-              "micromirror device's 8-bit grey-level pattern rate (about 250 Hz to 2 kHz across controllers, for "
-              "pre-stored patterns), which itself makes no coherent amplitude", ("ti2024dlpc900",), idealised=True,
+              "micromirror device's 8-bit grey-level pattern rate (about 250 Hz to 2 kHz across controllers), "
+              "which itself makes no coherent amplitude", ("ti2024dlpc900",), idealised=True,
               distinct_values=4 ** IDEAL_EFFECTIVE_BITS,
               precision=f"assumed: {IDEAL_EFFECTIVE_BITS} bits per real quadrature, a square grid of "
                         f"{4 ** IDEAL_EFFECTIVE_BITS:,} complex values (the 8-bit path of chapter 08)",
@@ -176,11 +187,11 @@ MODULATORS: dict[str, Modulator] = {m.name: m for m in (
               distinct_values=binary_cell_values(4), precision=_LEE_PRECISION, interface=_DLPC900,
               rate_condition=_DLPC900_CONDITION, pre_stored_hz=DMD_BINARY_RATE_HZ, pre_stored_patterns=480),
     Modulator("dmd-superpixel-dlpc410", "binary micromirror device built for streaming (DLPC410 and DLP9500)",
-              DLPC410_DLP9500_HZ, (4, 4), _SUPERPIXEL, ("ti2020dlpc410", "ti2019dlp9500", "goorden2014superpixel"),
+              DLPC410_DLP9500_HZ, (4, 4), _SUPERPIXEL, ("ti2020dlpc410", "ti2019dlp9500", "ti2017dlp7000e2e", "goorden2014superpixel"),
               distinct_values=binary_cell_values(16), precision=_SUPERPIXEL_PRECISION, interface=_DLPC410,
               rate_condition=_DLPC410_CONDITION),
     Modulator("dmd-lee-dlpc410", "binary micromirror device built for streaming (DLPC410 and DLP9500)",
-              DLPC410_DLP9500_HZ, (4, 1), _LEE, ("ti2020dlpc410", "ti2019dlp9500", "lee1974binary", "lee1979binary"),
+              DLPC410_DLP9500_HZ, (4, 1), _LEE, ("ti2020dlpc410", "ti2019dlp9500", "ti2017dlp7000e2e", "lee1974binary", "lee1979binary"),
               distinct_values=binary_cell_values(4), precision=_LEE_PRECISION, interface=_DLPC410,
               rate_condition=_DLPC410_CONDITION),
     Modulator("dmd-lee-dlpc910", "binary micromirror device built for streaming (DLPC910 and DLP9000X)",
@@ -194,12 +205,15 @@ MODULATORS: dict[str, Modulator] = {m.name: m for m in (
               interface="a video input (DisplayPort, HDMI or DVI), one phase pattern per frame",
               rate_condition="streamed patterns at the 60 Hz video rate, the liquid crystal settling within a frame"),
     Modulator("lcos-fast-double-phase", "phase-only nematic liquid-crystal-on-silicon modulator driven with overdrive",
-              LCOS_OVERDRIVE_HZ, (2, 1), _DOUBLE_PHASE + "; about 1 ms per pattern with overdrive",
+              LCOS_OVERDRIVE_HZ, (2, 1), _DOUBLE_PHASE + "; about 1 ms per pattern with overdrive and phase-change "
+              "reduction, an upper bound for a prescribed complex mask",
               ("hsueh1978double", "thalhammer2013speeding"),
               distinct_values=double_phase_values(LCOS_PHASE_LEVELS), precision=_DOUBLE_PHASE_PRECISION,
               interface="a fast driver that writes intermediate overdrive frames between patterns",
-              rate_condition="streamed patterns, one overdriven transition of about 1 ms each (an upper bound: no "
-                             "settled time is left to expose a pattern)"),
+              rate_condition="streamed patterns, one transition of about 1 ms each, as measured with overdrive and "
+                             "phase-change reduction (which re-optimises a hologram's free phase; a prescribed "
+                             "double-phase mask has less of that freedom); an upper bound that leaves no settled "
+                             "time to expose a pattern"),
 )}
 """Modulator modes offered as complex Fourier-plane masks, one cited row each; "ideal" is the default."""
 

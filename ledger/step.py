@@ -105,13 +105,15 @@ def step_items(s: Settings) -> list[LineItem]:
     """Every operation of one optimizer step of `s.variant`, forward, dX and dW, per-step terms included.
 
     With s.recompute == "full" the block forward items appear again in phase "recompute". Under counting
-    conventions other than the reference prices (ledger.costs.REFERENCE), each item also carries its work
-    at those prices (`work`), which the time model divides by device rates.
+    conventions other than the reference prices (ledger.costs.REFERENCE), or the FFT length 2S-1, each item also
+    carries its work at those prices and at the padded length 2S (`work`, `moved`), which the time model divides
+    by device rates.
     """
     items = counted_items(s)
-    if s.costs != REFERENCE:
-        reference = counted_items(replace(s, costs=REFERENCE))
-        items = [replace(i, work=r.flops) for i, r in zip(items, reference)]
+    if s.costs != REFERENCE or s.fft_length != "2S":
+        # the FFTs of 2S-1 points run as a real code runs them, padded to 2S, so the switch moves counts only
+        reference = counted_items(replace(s, costs=REFERENCE, fft_length="2S"))
+        items = [replace(i, work=r.flops, moved=r.moved) for i, r in zip(items, reference)]
     return items
 
 
