@@ -110,3 +110,15 @@ def test_the_bluestein_price_leaves_powers_of_two():
         assert Costs().rfft(8192) == c.rfft(8192)
         assert Costs().rfft(8191) == 3 * c.rfft(16384)
     assert math.isclose(Costs().rfft(8191), 2.5 * 8191 * math.log2(8191))
+
+
+def test_a_module_imported_during_a_change_keeps_the_original(monkeypatch):
+    import sys
+    import types
+    from ledger import shapes
+    original = shapes.LLAMA3_8B
+    with changes.model_shape("8 layers", n_layers=8).applied():
+        late = types.ModuleType("ledger._late_import_probe")
+        late.LLAMA3_8B = shapes.LLAMA3_8B  # as `from .shapes import LLAMA3_8B` would bind it now
+        monkeypatch.setitem(sys.modules, late.__name__, late)
+    assert late.LLAMA3_8B is original

@@ -132,10 +132,16 @@ def constant(owner: Any, name: str, value: Any) -> Patch:
             owners += [m for key, m in sorted(sys.modules.items())
                        if (key == "ledger" or key.startswith("ledger.")) and m is not owner
                        and getattr(m, name, None) is original]
-        with contextlib.ExitStack() as stack:
-            for o in owners:
-                stack.enter_context(mock.patch.object(o, name, value))
-            yield
+        try:
+            with contextlib.ExitStack() as stack:
+                for o in owners:
+                    stack.enter_context(mock.patch.object(o, name, value))
+                yield
+        finally:  # a module first imported during the change took the changed object: give it the original
+            for key, m in list(sys.modules.items()):
+                if (key == "ledger" or key.startswith("ledger.")) and getattr(m, name, None) is value \
+                        and m not in owners:
+                    setattr(m, name, original)
     where = owner.__name__ if isinstance(owner, types.ModuleType) else _name(owner)
     return Patch(f"{where}.{name}", make)
 
