@@ -34,7 +34,7 @@ def test_every_claim_names_a_chapter_and_is_asserted_there():
 def test_cli_json_fields(capsys):
     assert main(["claims", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert rows and all(set(r) == {"id", "chapter", "text", "range", "holds"} for r in rows)
+    assert rows and all(set(r) == {"id", "chapter", "text", "range", "fails_when", "holds"} for r in rows)
     assert all(r["holds"] is True for r in rows)
     assert len({r["id"] for r in rows}) == len(rows)
 

@@ -29,4 +29,4 @@ def test_claims_cli_json():
     assert done.returncode == 0, done.stderr
     rows = json.loads(done.stdout)
     assert {r["id"] for r in rows} == {c.id for c in claims.all_claims()}
-    assert all(r["holds"] and set(r) == {"id", "chapter", "text", "range", "holds"} for r in rows)
+    assert all(r["holds"] and set(r) == {"id", "chapter", "text", "range", "fails_when", "holds"} for r in rows)

@@ -7,6 +7,12 @@ holds there. Claims for chapter NN live in `chNN_topic.py` of this package (one 
 chapters never edit each other's claims); every such module is imported here. A hidden cell in the
 chapter asserts `holds(id)`, so a change of default that makes a sentence false fails the build,
 and `python -m ledger claims --json` lists them all.
+
+A check protects its sentence only if the sentence could be false. So every claim names, as
+`fails_when`, a change of the model (a price, a count, a default: "the FFT were priced 10x higher")
+under which its sentence would be false, made by patches of the ledger (`changes.py`);
+tests/test_claims_fail.py applies it and sees the check return False, then the claim hold again
+once it is undone. A claim's `range` states the values and the tolerances its check uses.
 """
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import LedgerError
+from .changes import Change
 
 
 @dataclass(frozen=True)
@@ -31,24 +38,32 @@ class Claim:
     """What the check covers, in words: "all four variants at S = 2,048, 4,096 and 8,192"."""
     check: Callable[[], bool]
     """Evaluates the ledger over the range; True when the sentence holds everywhere in it."""
+    fails_when: Change | None = None
+    """A change of the model under which the sentence would be false, and the check return False
+    (ledger.claims.changes). None only for claims of chapters not yet given one (tests/test_claims_fail.py
+    lists the chapters whose claims must have it)."""
 
     def holds(self) -> bool:
         return bool(self.check())
 
     def to_json(self) -> dict:
         return {"id": self.id, "chapter": self.chapter, "text": self.text, "range": self.range,
-                "holds": self.holds()}
+                "fails_when": self.fails_when.text if self.fails_when else None, "holds": self.holds()}
 
 
 CLAIMS: dict[str, Claim] = {}
 
 
-def claim(id: str, chapter: str, text: str, range: str):
-    """Decorator: register the decorated zero-argument function as the check of claim `id`."""
+def claim(id: str, chapter: str, text: str, range: str, fails_when: Change | None = None):
+    """Decorator: register the decorated zero-argument function as the check of claim `id`, with the
+    change of the model under which it fails (`fails_when`, a ledger.claims.changes.Change)."""
+    if fails_when is not None and not isinstance(fails_when, Change):
+        raise LedgerError(f"claim {id!r}: fails_when = {fails_when!r} must be a ledger.claims.changes.Change")
+
     def register(check: Callable[[], bool]) -> Callable[[], bool]:
         if id in CLAIMS:
             raise LedgerError(f"claim id {id!r} is registered twice")
-        CLAIMS[id] = Claim(id=id, chapter=chapter, text=text, range=range, check=check)
+        CLAIMS[id] = Claim(id=id, chapter=chapter, text=text, range=range, check=check, fails_when=fails_when)
         return check
     return register
 
@@ -85,7 +100,8 @@ def _load() -> None:
 
 
 def main(argv: list[str]) -> int:
-    """`python -m ledger claims [--json]`: every claim with its id, chapter, text, range and whether it holds."""
+    """`python -m ledger claims [--json]`: every claim with its id, chapter, text, range, the change under which
+    it fails, and whether it holds."""
     import json
     import sys
     if argv not in ([], ["--json"]):

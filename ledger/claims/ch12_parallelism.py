@@ -1,15 +1,28 @@
-"""Chapter 12's checked sentences: what limits tensor parallelism, and what raises decode intensity."""
+"""Chapter 12's checked sentences: what limits tensor parallelism, and what raises decode intensity.
+
+The accelerator is the chapter's illustrative one (exercises.part2: 1,000 TFLOP/s, 3.35 TB/s) and the
+network article.H100_NODES, both read when a check runs, so that a change of either reaches the checks."""
 from __future__ import annotations
 
-from .. import article
-from ..shapes import LLAMA3_8B
+import math
+
+from .. import article, shapes
+from ..exercises import part2
 from . import claim
+from .changes import memory_bandwidth, model_shape, network
 
 CHAPTER = "12_arithmetic_intensity"
-PEAK, BANDWIDTH = 1000e12, 3.35e12
-"""The chapter's illustrative accelerator."""
-NODES = article.H100_NODES
-"""8-GPU H100 nodes: NVLink 450 GB/s each way per GPU, one 400 Gb/s (50 GB/s) NIC per GPU."""
+SEQ = 4096
+MICRO_BATCHES = (4096, 8192, 16384)
+"""One to four sequences of 4,096 tokens per micro-batch."""
+
+
+def _peak() -> float:
+    return part2.ILLUSTRATIVE_PEAK
+
+
+def _bandwidth() -> float:
+    return part2.ILLUSTRATIVE_BANDWIDTH
 
 
 @claim("ch12-tp-limit-is-allreduce", CHAPTER,
@@ -18,53 +31,69 @@ NODES = article.H100_NODES
        "share they take at t = 8 inside one node, and over half of it even at 40% of peak: "
        "communication, not the ridge, limits tensor parallelism.",
        "one to four sequences of 4,096 tokens per micro-batch; attention products counted whole or "
-       "halved (causal); H100 nodes (NVLink 450 GB/s, eight 50 GB/s NICs per node)")
+       "halved (causal); H100 nodes (NVLink 450 GB/s, eight 50 GB/s NICs per node); chapter 12's "
+       "illustrative accelerator (1,000 TFLOP/s, 3.35 TB/s)",
+       fails_when=network("NVLink and the NICs moved 4x the bytes (1.8 TB/s and 200 GB/s each way per GPU)",
+                          nvlink=1800e9, nic=200e9))
 def _tp_limit() -> bool:
-    out = []
-    for tokens in (4096, 8192, 16384):
-        rate = article.roofline(article.arithmetic_intensity(tokens, 4096, 4096 / 16, 2), PEAK, BANDWIDTH)
-        out.append(rate / PEAK > 0.7)
+    peak, h, out = _peak(), shapes.LLAMA3_8B.hidden, []
+    for tokens in MICRO_BATCHES:
+        rate = article.roofline(article.arithmetic_intensity(tokens, h, h / 16, 2), peak, _bandwidth())
+        out.append(rate / peak > 0.7)
         for causal in (False, True):
             def ratio(t, sustained):
-                return article.tensor_parallel_allreduce(tokens, LLAMA3_8B, t, sustained, NODES, seq_len=4096,
-                                                         causal=causal)["ratio"]
-            out.append(ratio(16, PEAK) > 1 and ratio(16, PEAK) > 2 * ratio(8, PEAK) and ratio(16, 0.4 * PEAK) > 0.5)
+                return article.tensor_parallel_allreduce(tokens, shapes.LLAMA3_8B, t, sustained, article.H100_NODES,
+                                                         seq_len=SEQ, causal=causal)["ratio"]
+            out.append(ratio(16, peak) > 1 and ratio(16, peak) > 2 * ratio(8, peak) and ratio(16, 0.4 * peak) > 0.5)
     return all(out)
 
 
 @claim("ch12-allreduce-grows-with-t", CHAPTER,
-       "The all-reduce time relative to the matrix work grows with the tensor-parallel degree.",
-       "t = 1, 2, 4, 8 in one H100 node and t = 16 across two; any micro-batch of 4,096-token sequences "
-       "(the ratio does not depend on their number)")
+       "Within one node the all-reduces take about a tenth of the matrix time at t = 2 and about two thirds "
+       "at t = 8, and their share grows with the tensor-parallel degree, past the matrix work at t = 16 "
+       "across two nodes.",
+       "t = 1, 2, 4, 8 in one H100 node and t = 16 across two; one to four sequences of 4,096 tokens per "
+       "micro-batch, attention products whole; at the illustrative peak: 8% to 12% at t = 2, 60% to 75% "
+       "at t = 8, above 1 at t = 16",
+       fails_when=network("NVLink moved 900 GB/s each way per GPU (NVLink 5's rate), not 450", nvlink=900e9))
 def _grows() -> bool:
-    ratios = [article.tensor_parallel_allreduce(4096, LLAMA3_8B, t, PEAK, NODES)["ratio"] for t in (1, 2, 4, 8, 16)]
-    return all(a < b for a, b in zip(ratios, ratios[1:]))
+    out = []
+    for tokens in MICRO_BATCHES:
+        r = {t: article.tensor_parallel_allreduce(tokens, shapes.LLAMA3_8B, t, _peak(), article.H100_NODES,
+                                                  seq_len=SEQ)["ratio"] for t in (1, 2, 4, 8, 16)}
+        out.append(r[1] < r[2] < r[4] < r[8] < r[16] and 0.08 < r[2] < 0.12 and 0.6 < r[8] < 0.75 and r[16] > 1)
+    return all(out)
 
 
 @claim("ch12-quantisation-raises-decode", CHAPTER,
        "Storing the weights in fewer bytes raises a decode product's FLOPs per byte about in proportion "
        "(twice for int8, four times for int4), though it stays far below the ridge.",
-       "every weight matrix of Llama-3-8B, 1 to 16 tokens per step, bf16 activations")
+       "every weight matrix of Llama-3-8B, 1, 4 and 16 tokens per step, bf16 activations: int8 1.9 to 2 times "
+       "bf16's, int4 3.5 to 4 times, int4 under a quarter of the illustrative accelerator's ridge",
+       fails_when=memory_bandwidth(10))
 def _quant() -> bool:
-    h, kv, inter, vocab = LLAMA3_8B.hidden, LLAMA3_8B.kv_dim, LLAMA3_8B.intermediate, LLAMA3_8B.vocab
+    shape = shapes.LLAMA3_8B
+    h, kv, inter, vocab = shape.hidden, shape.kv_dim, shape.intermediate, shape.vocab
+    ridge = article.ridge_point(_peak(), _bandwidth())
     out = []
     for k, b in ((h, h), (h, kv), (h, inter), (inter, h), (h, vocab)):
         for m in (1, 4, 16):
             bf16 = article.weight_quantised_intensity(m, k, b, 2)
             int8, int4 = article.weight_quantised_intensity(m, k, b, 1), article.weight_quantised_intensity(m, k, b, 0.5)
-            out.append(1.9 < int8 / bf16 <= 2 and 3.5 < int4 / bf16 <= 4
-                       and int4 < article.ridge_point(PEAK, BANDWIDTH))
+            out.append(1.9 < int8 / bf16 <= 2 and 3.5 < int4 / bf16 <= 4 and int4 < ridge / 4)
     return all(out)
 
 
 @claim("ch12-fused-qkv-whole-heads", CHAPTER,
        "The fused QKV product stays above the ridge up to t = 16, and each device holds whole key/value heads up to t = 8.",
-       "Llama-3-8B, one sequence of 4,096 tokens per micro-batch")
+       "Llama-3-8B, one sequence of 4,096 tokens per micro-batch, the illustrative accelerator: above the ridge "
+       "at t = 1 to 16, below it at t = 32",
+       fails_when=model_shape("Llama-3-8B had 4 key/value heads, not 8", n_kv_heads=4))
 def _fused() -> bool:
-    cols = article.fused_qkv_columns(LLAMA3_8B)
-    need = article.ridge_batch(LLAMA3_8B.hidden, 4096, PEAK, BANDWIDTH)
+    cols = article.fused_qkv_columns(shapes.LLAMA3_8B)
+    need = article.ridge_batch(shapes.LLAMA3_8B.hidden, SEQ, _peak(), _bandwidth())
     return (all(cols / t >= need for t in (1, 2, 4, 8, 16)) and cols / 32 < need
-            and article.whole_kv_heads_up_to(LLAMA3_8B) == 8)
+            and article.whole_kv_heads_up_to(shapes.LLAMA3_8B) == 8)
 
 
 @claim("ch12-tp16-jump-mostly-halving", CHAPTER,
@@ -72,18 +101,19 @@ def _fused() -> bool:
        "would see too (over twice the share at t = 8); crossing into a second node only lowers the bus "
        "bandwidth from 450 to 400 GB/s, under a fifth more on top.",
        "one to four sequences of 4,096 tokens per micro-batch; attention products whole or halved; at the "
-       "peak rate and at 40% of it; H100 nodes against a hypothetical 16-GPU NVLink domain at H100 rates")
+       "peak rate and at 40% of it; H100 nodes against a hypothetical 16-GPU NVLink domain at H100 rates; "
+       "most: the domain's jump over 80% of the whole jump on a log scale",
+       fails_when=network("each GPU's NIC moved 25 GB/s each way (200 Gb/s), not 50", nic=25e9))
 def _tp16_halving() -> bool:
-    import math
     out = []
-    for tokens in (4096, 8192, 16384):
+    for tokens in MICRO_BATCHES:
         for causal in (False, True):
-            for rate in (PEAK, 0.4 * PEAK):
+            for rate in (_peak(), 0.4 * _peak()):
                 def ratio(t, topology):
-                    return article.tensor_parallel_allreduce(tokens, LLAMA3_8B, t, rate, topology, seq_len=4096,
+                    return article.tensor_parallel_allreduce(tokens, shapes.LLAMA3_8B, t, rate, topology, seq_len=SEQ,
                                                              causal=causal)["ratio"]
-                jump_domain = ratio(16, article.H100_NVLINK_16) / ratio(8, NODES)
-                crossing = ratio(16, NODES) / ratio(16, article.H100_NVLINK_16)
+                jump_domain = ratio(16, article.H100_NVLINK_16) / ratio(8, article.H100_NODES)
+                crossing = ratio(16, article.H100_NODES) / ratio(16, article.H100_NVLINK_16)
                 out.append(jump_domain > 2 and 1 < crossing < 1.2
                            and math.log(jump_domain) > 0.8 * math.log(jump_domain * crossing))
     return all(out)

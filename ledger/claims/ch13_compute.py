@@ -1,11 +1,12 @@
 """Chapter 13's checked sentences: hardware FLOPs in HFU, the recompute taxes, the optimizer's memory."""
 from __future__ import annotations
 
-from .. import article, hardware, reconcile
-from ..shapes import LLAMA3_8B
+from .. import article, hardware, reconcile, shapes
 from ..step import step_items
 from ..table import make_settings, step_row
 from . import claim
+from .changes import CAUSAL_HALVED, FLASH_RECOMPUTES_AV, WEIGHTS_GATHERED_FP32, attention_tiles, model_shape, network, \
+    recipe_micro_batch_tokens
 
 CHAPTER = "13_compute_and_time"
 LENGTHS = (2048, 4096, 8192, 16384, 32768)
@@ -14,7 +15,8 @@ LENGTHS = (2048, 4096, 8192, 16384, 32768)
 @claim("ch13-hfu-causal-below-dense", CHAPTER,
        "With full checkpointing, the book's HFU, counting what causal FlashAttention executes, is below PaLM's HFU "
        "(model FLOPs plus the recomputed blocks, what a dense kernel executes).",
-       "transformer and hybrid, S = 2,048 to 32,768, recompute = full")
+       "transformer and hybrid, S = 2,048 to 32,768, recompute = full, causal tiles of 128 rows (the default)",
+       fails_when=attention_tiles(4096))
 def _hfu() -> bool:
     out = []
     for v in ("transformer", "hybrid"):
@@ -28,7 +30,9 @@ def _hfu() -> bool:
 @claim("ch13-flash-pays-half-selective", CHAPTER,
        "FlashAttention's own recomputation (QK^T) costs half of selective recomputation (QK^T and AV), "
        "and a causal kernel's about a quarter, so the selective tax is not already paid.",
-       "transformer and hybrid, S = 2,048 to 32,768; causal: 0.25 to 0.27 of the selective tax (128-row tiles)")
+       "transformer and hybrid, S = 2,048 to 32,768; flash: 0.5 of the selective tax to 1e-12; causal: 0.25 to "
+       "0.27 of it (128-row tiles, the default)",
+       fails_when=FLASH_RECOMPUTES_AV)
 def _half() -> bool:
     out = []
     for v in ("transformer", "hybrid"):
@@ -42,9 +46,11 @@ def _half() -> bool:
 
 @claim("ch13-optimizer-state-exceeds-device", CHAPTER,
        "Llama-3-8B's AdamW state, every parameter counted, is more than an 80 GB device holds.",
-       "Llama-3-8B, Megatron-LM's 18 bytes per parameter and torchtitan FSDP2's 16, unsharded")
+       "Llama-3-8B, Megatron-LM's 18 bytes per parameter and torchtitan FSDP2's 16, unsharded",
+       fails_when=model_shape("the model had 16 layers of Llama-3-8B's width (4.5 billion parameters), not 32",
+                              n_layers=16))
 def _state() -> bool:
-    n = LLAMA3_8B.total_params
+    n = shapes.LLAMA3_8B.total_params
     return all(article.optimizer_state_bytes_per_device(n, 1, f, sharded=False) > 80e9
                for f in article.OPTIMIZER_STATE_BYTES)
 
@@ -54,9 +60,10 @@ def _state() -> bool:
        "take under a tenth of the step's matrix time; on a flat network, every byte through one 50 GB/s "
        "port per GPU, they take over a quarter of it.",
        "Llama-3-8B, every parameter, 64 devices at 400 TFLOP/s, steps of 1,048,576 tokens at S = 4,096 "
-       "in 1 to 8 micro-batches per device; gradients reduced in fp32 or bf16, weights gathered in bf16")
+       "in 1, 2, 4 and 8 micro-batches per device; gradients reduced in fp32 or bf16, weights gathered in bf16",
+       fails_when=network("each GPU's NIC moved 12.5 GB/s each way (100 Gb/s), not 50", nic=12.5e9))
 def _dp_small() -> bool:
-    n = LLAMA3_8B.total_params
+    n = shapes.LLAMA3_8B.total_params
     matmul_s = step_row(variant="transformer", seq_len=4096).step_flops / 64 / 400e12
     out = []
     for gradient_bytes in (4.0, 2.0):
@@ -71,10 +78,12 @@ def _dp_small() -> bool:
 @claim("ch13-distopt-fewer-bytes-than-allreduce", CHAPTER,
        "The distributed optimizer's fp32 reduce-scatter and bf16 all-gather move as many elements as an "
        "all-reduce but a quarter fewer bytes than an fp32 all-reduce (6 bytes per parameter against 8).",
-       "any model size, 2 to 65,536 devices, 1 to 8 micro-batches per step")
+       "1e8, Llama-3-8B's 8.0e9 and 4e11 parameters; 2, 64 and 65,536 devices; 1, 4 and 8 micro-batches per step; "
+       "the ratio 0.75 to 1e-12",
+       fails_when=WEIGHTS_GATHERED_FP32)
 def _fewer() -> bool:
     out = []
-    for n in (1e8, LLAMA3_8B.total_params, 4e11):
+    for n in (1e8, shapes.LLAMA3_8B.total_params, 4e11):
         for d in (2, 64, 65536):
             for m in (1, 4, 8):
                 dist = article.data_parallel_traffic("megatron-distributed-optimizer", n, d, m)
@@ -90,9 +99,12 @@ def _fewer() -> bool:
        "llama3_8b recipe (8,192 tokens each) about two and a half times as much, over a tenth of the matrix time "
        "on 8-GPU nodes; with four micro-batches about five times as much, over a quarter.",
        "Llama-3-8B, every parameter, 64 devices in 8-GPU nodes at 400 TFLOP/s, steps of 1,048,576 tokens "
-       "at S = 4,096, 1 to 8 micro-batches; fp32 gradients, bf16 weights, final norm and LM head gathered once")
+       "at S = 4,096, 1, 2, 4 and 8 micro-batches; fp32 gradients, bf16 weights, final norm and LM head gathered "
+       "once; in proportion to 1e-9; at two micro-batches (the recipe's) 2.3 to 2.9 times the distributed "
+       "optimizer's bytes and 0.1 to 0.2 of the matrix time, at four 4.5 to 5.5 times and over 0.25",
+       fails_when=recipe_micro_batch_tokens(4096))
 def _fsdp2() -> bool:
-    n, kept = LLAMA3_8B.total_params, article.fsdp2_gathered_once_params(LLAMA3_8B)
+    n, kept = shapes.LLAMA3_8B.total_params, article.fsdp2_gathered_once_params(shapes.LLAMA3_8B)
     matmul_s = step_row(variant="transformer", seq_len=4096).step_flops / 64 / 400e12
     one = article.data_parallel_traffic("fsdp2-reshard-after-forward", n, 64, 1, gathered_once_params=kept)
     out = []
@@ -109,17 +121,21 @@ def _fsdp2() -> bool:
 
 @claim("ch13-gradients-fp32-dearer", CHAPTER,
        "Reducing gradients in fp32 (Megatron-LM's and torchtitan's default) moves half as much again as in bf16.",
-       "any model size and 2 to 65,536 devices, bf16 weights all-gathered")
+       "1e8, Llama-3-8B's 8.0e9 and 4e11 parameters; 2, 64 and 65,536 devices; bf16 weights all-gathered; "
+       "1.5 to 1e-12",
+       fails_when=WEIGHTS_GATHERED_FP32)
 def _fp32() -> bool:
     return all(abs(article.data_parallel_bytes(n, d) / article.data_parallel_bytes(n, d, gradient_bytes=2) - 1.5) < 1e-12
-               for n in (1e8, LLAMA3_8B.total_params, 4e11) for d in (2, 64, 65536))
+               for n in (1e8, shapes.LLAMA3_8B.total_params, 4e11) for d in (2, 64, 65536))
 
 
 @claim("ch13-two-selectives-differ", CHAPTER,
        "torchtitan's per-operator selective checkpointing (every second matrix product of a block) and "
        "selective recomputation of the attention products are different schemes: at S = 4,096 the first "
        "costs more than twice the second, and its tax falls with S while the second's rises.",
-       "transformer (Llama-3-8B), S = 2,048 to 32,768; torchtitan's fused wqkv order (wo and w3 recomputed)")
+       "transformer (Llama-3-8B), S = 2,048 to 32,768 (powers of two); torchtitan's fused wqkv order (wo and w3 "
+       "recomputed)",
+       fails_when=model_shape("the MLP were 11,008 wide (Llama-2-7B's), not 14,336", intermediate=11008))
 def _two_selectives() -> bool:
     op, core = [], []
     for s in LENGTHS:
@@ -135,7 +151,9 @@ def _two_selectives() -> bool:
        "Halving the attention products for the causal mask (Megatron-LM's 2025 count) lowers "
        "Llama-3-8B's model FLOPs by an amount that grows with S: a few percent at 2,048 tokens, "
        "over a quarter at 32,768.",
-       "Llama-3-8B, S = 2,048 to 131,072 (powers of two), steps of 1,048,576 tokens")
+       "Llama-3-8B, S = 2,048 to 131,072 (powers of two), steps of 1,048,576 tokens: rising at every step, 2% to "
+       "5% at 2,048, over 25% at 32,768",
+       fails_when=CAUSAL_HALVED)
 def _halving() -> bool:
     lengths = (2048, 4096, 8192, 16384, 32768, 65536, 131072)
     drop = [1 - reconcile.switched_step_flops("megatron-2025", s) / step_row(variant="transformer", seq_len=s).step_flops

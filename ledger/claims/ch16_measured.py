@@ -9,8 +9,9 @@ from ..layers import OPTICAL_CLASSES
 from ..settings import Settings
 from ..step import step_items
 from ..timing import flops_by_kernel, time_shares
+from ..exercises import part2
 from . import claim
-from ..exercises.part2 import ILLUSTRATIVE_BANDWIDTH, ILLUSTRATIVE_PEAK
+from .changes import LM_HEAD_CIRCULANT, fft_priced, memory_bandwidth
 
 CHAPTER = "16_measured"
 VARIANTS = ("hyena2", "hyena2_circulant", "hybrid")
@@ -19,7 +20,8 @@ VARIANTS = ("hyena2", "hyena2_circulant", "hybrid")
 @claim("ms-block-products-not-ffts", CHAPTER,
        "Most of the block-circulant variant's optical FLOPs are not FFTs: block products outweigh the FFTs "
        "and elementwise products together.",
-       "hyena2_circulant at S = 2,048, 4,096 and 8,192")
+       "hyena2_circulant at S = 2,048, 4,096 and 8,192",
+       fails_when=fft_priced(2))
 def block_products_not_ffts() -> bool:
     for s in (2048, 4096, 8192):
         optical = flops_by_kernel(step_items(Settings(variant="hyena2_circulant", seq_len=s)), OPTICAL_CLASSES)
@@ -32,7 +34,8 @@ def block_products_not_ffts() -> bool:
        "When FFTs and elementwise products run slower than the matrix product (and block products no slower "
        "than FFTs), the transforms take a larger share of the time than of the FLOPs.",
        "the three Hyena variants at S = 4,096; FFT and elementwise slow-downs 2, 5, 20, 100 (each independently); "
-       "block products 1x up to the smaller of those")
+       "block products 1x up to the smaller of those",
+       fails_when=LM_HEAD_CIRCULANT)
 def slower_kernels_raise_share() -> bool:
     factors = (2.0, 5.0, 20.0, 100.0)
     for v in VARIANTS:
@@ -54,11 +57,14 @@ def slower_kernels_raise_share() -> bool:
        "matrix product of the step hundreds; an accelerator's ridge point lies at hundreds of FLOPs per byte, "
        "far above the FFT.",
        "rFFT of 8,192 points; the q projection on 256 tokens; chapter 12's illustrative accelerator "
-       "(1,000 TFLOP/s, 3.35 TB/s), bf16 (2 bytes) for the FFT's elements")
+       "(1,000 TFLOP/s, 3.35 TB/s), bf16 (2 bytes) for the FFT's elements: the FFT 10 to 20 FLOPs per "
+       "element and the default fft_constant under 5 per element per stage, the product and the ridge 100 to "
+       "1,000, the FFT's FLOPs per byte under a tenth of the ridge",
+       fails_when=memory_bandwidth(10))
 def fft_below_accelerator_ridge() -> bool:
     fft = article.fft_intensity(8192)
     matmul = article.arithmetic_intensity(256, 4096, 4096)
-    ridge = article.ridge_point(ILLUSTRATIVE_PEAK, ILLUSTRATIVE_BANDWIDTH)
+    ridge = article.ridge_point(part2.ILLUSTRATIVE_PEAK, part2.ILLUSTRATIVE_BANDWIDTH)
     per_stage = Settings().costs.fft_constant  # c n log2 n over log2 n stages of n elements: c per element
     return (10 <= fft < 20 and per_stage < 5 and 100 <= matmul < 1000 and 100 <= ridge < 1000
             and fft / 2 < ridge / 10)
