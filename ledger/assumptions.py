@@ -202,6 +202,9 @@ def _assumptions() -> tuple[Assumption, ...]:
         Assumption("Link to the engine", "link_rate", f"{dev.link_rate / 1e9:.0f} GB/s each way (PCIe 5.0 x16)",
                    f"{STREAMED_LINK_RATE / 1e9:.0f} GB/s each way (NVLink 4)", {"link_rate": STREAMED_LINK_RATE},
                    "the GPUs' own fastest link"),
+        Assumption("Engines", "engines", f"{dev.engines:g} engine for the cluster",
+                   f"{dev.gpus:g}, one per GPU", {"engines": float(dev.gpus)},
+                   "each GPU's own engine streams its share of the data and rewrites every mask (chapter 07)"),
         Assumption("Mask overlap", "mask_overlap", f"{dev.mask_overlap} (the engine waits for its rewrites)",
                    "overlapped (a double-buffered device writes the next masks meanwhile)",
                    {"mask_overlap": "overlapped"}, "two mask devices, or one with two pattern buffers"),
@@ -234,7 +237,7 @@ _OTHER = {
     "hyena2_step_share": ({"variant": "hyena2"}, "step_share"),
     "transformer_step_flops": ({"variant": "transformer"}, "step_flops"),
 }
-OTHER_LABELS = {"digital_step_s": "digital step time", "hybrid_step_share": "hybrid step share",
+OTHER_LABELS = {"digital_step_s": "digital step (counted FLOPs at the sustained rate)", "hybrid_step_share": "hybrid step share",
                 "hyena2_step_share": "Hyena-2 step share", "transformer_step_flops": "transformer step FLOPs"}
 
 
@@ -599,6 +602,7 @@ def _time_grid(variant: str, base: Settings, grid: dict, best: dict) -> tuple[in
     frame_rate = np.array([e.frame_rate_hz for e in engines])
     overlapped = np.array([e.mask_overlap == "overlapped" for e in engines])
     speedup = np.array([s.optical_speedup for _, s in posts])
+    engines_n = np.array([e.engines for e in engines])
     mask_keys = sorted({(e.modulator, e.frame_rate, e.values_per_pixel, e.pixels, e.layout, e.row_pixels)
                         for e in engines}, key=repr)
     mask_of = np.array([mask_keys.index((e.modulator, e.frame_rate, e.values_per_pixel, e.pixels, e.layout,
@@ -629,7 +633,7 @@ def _time_grid(variant: str, base: Settings, grid: dict, best: dict) -> tuple[in
         data_s = np.array([d for _, d in frames])[mask_of] / frame_rate
         stream = np.maximum.reduce([crossing.values_in / io, crossing.values_out * samples / detector,
                                     max(crossing.values_in, crossing.values_out) * link_bytes / link,
-                                    np.where(np.isinf(speedup), 0.0, engine_work / speedup)])
+                                    np.where(np.isinf(speedup), 0.0, engine_work / speedup)]) / engines_n
         engine = np.where(overlapped, np.maximum(stream, weight_s), stream + weight_s)
         all_digital = rest + engine_work
         time_share = engine_work / all_digital

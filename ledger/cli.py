@@ -150,6 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="memory bytes/s per GPU, the bound of FFTs and elementwise work (default: 3.35e12)")
     p.add_argument("--link-rate", type=_positive_float, default=dev.link_rate, metavar="BYTES",
                    help="bytes/s each way between the GPUs and the engine (default: 6.3e10)")
+    p.add_argument("--engines", type=_positive_float, default=dev.engines, metavar="N",
+                   help="optical engines sharing the step's streaming, each rewriting every mask (default: 1; "
+                        "--engines 64: one per GPU)")
     p.add_argument("--mask-overlap", choices=MASK_OVERLAPS, default=dev.mask_overlap,
                    help="serial: the engine waits for its mask rewrites (default); overlapped: a double-buffered "
                         "device writes the next masks while the current ones serve")
@@ -161,7 +164,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     device = Device(modulator=args.modulator, pixels=args.pixels, values_per_pixel=args.values_per_pixel,
                     frame_rate=args.frame_rate, layout=args.layout, row_pixels=args.row_pixels, readout=args.readout,
                     gpus=args.gpus, gpu_flops=args.gpu_flops, gpu_bandwidth=args.gpu_bandwidth,
-                    link_rate=args.link_rate, mask_overlap=args.mask_overlap)
+                    link_rate=args.link_rate, engines=args.engines, mask_overlap=args.mask_overlap)
     costs = Costs(fft_constant=args.fft_constant, causal_attention=args.causal_attention)
     return Settings(step_tokens=args.step_tokens, block=args.block, shape=shape, costs=costs, device=device,
                     hybrid_attention_fraction=args.hybrid_attention_fraction, recompute=args.recompute,

@@ -127,9 +127,9 @@ DLP9500_ROW_LOAD_S = 1080 * 16 / 400e6
 GLOBAL_RESET_SETTLE_S = 12.5e-6
 """Mirror settling a global reset adds to each pattern under a DLPC410: TI's 43 us per DLP7000 pattern at its
 fastest global-reset rate is its 30.7 us row load plus this (ti2017dlp7000e2e)."""
-DLPC410_DLP9500_HZ = 1 / (DLP9500_ROW_LOAD_S + GLOBAL_RESET_SETTLE_S)
+DLPC410_DLP9500_HZ = float(round(1 / (DLP9500_ROW_LOAD_S + GLOBAL_RESET_SETTLE_S)))
 """Binary patterns per second a DLP9500 (1920 x 1080 mirrors) shows under a DLPC410 with a global reset, every
-mirror switching at once as a Fourier-plane mask needs: the row load plus the settling, about 17,950 Hz
+mirror switching at once as a Fourier-plane mask needs: the row load plus the settling, 17,953 Hz in whole hertz
 (derived from ti2020dlpc410, ti2019dlp9500 and ti2017dlp7000e2e)."""
 DLP9000X_MIRRORS = 2560 * 1600
 """Micromirrors of a DLP9000X; the engine counts Engine.pixels for every mode, whatever its device has."""
@@ -150,7 +150,9 @@ _DLPC410_CONDITION = ("streamed binary patterns with a global reset (the whole m
                       "data source (an FPGA) keeping up with the input; 23,148 Hz only with phased resets, which change "
                       "parts of the mask while light passes")
 _DLPC910 = "DLPC910 with a DLP9000X: each binary pattern streamed over the controller's high-speed serial input"
-_DLPC910_CONDITION = "streamed binary patterns, the data source keeping up with the input"
+_DLPC910_CONDITION = ("streamed binary patterns at the controller's quoted rate, the data source keeping up with the "
+                      "input; the reset behind that figure is not checked here, and if it is a block-load rate, a global "
+                      "reset's settling would lower it to about 12,600 Hz")
 _SUPERPIXEL = ("superpixel: 4 x 4 mirrors whose spatially filtered sum sets amplitude and phase, 1/16 value per "
                "pixel")
 _SUPERPIXEL_PRECISION = ("the 16 mirrors carry phases in steps of 2 pi / 16 and the spatial filter sums those that "
@@ -298,6 +300,9 @@ class Engine:
     with 128b/130b coding, about 63 GB/s (pcisig2019pcie5)."""
     link_bytes_per_value: float = 1
     """Bytes per real number crossing the link: 8-bit converters (the 8-bit path of chapter 08)."""
+    engines: float = 1
+    """Optical engines that share the step's streaming, the data split evenly among them; each holds every layer's
+    masks, so each rewrites them all. 1 (the book's): one engine for the cluster; `gpus`: one per GPU."""
     mask_overlap: str = "serial"
     """"serial": the engine stops while a mask is rewritten; "overlapped": a double-buffered device writes the
     next masks while the current ones are in use (ledger.step_time)."""
@@ -308,7 +313,7 @@ class Engine:
             if getattr(self, name) is not None:
                 check_positive_number(name, getattr(self, name))
         for name in ("pixels", "gpus", "gpu_flops", "gpu_bandwidth", "gpu_vector_flops", "gpu_bytes_per_value",
-                     "link_rate", "link_bytes_per_value"):
+                     "link_rate", "link_bytes_per_value", "engines"):
             check_positive_number(name, getattr(self, name))
         if self.mask_overlap not in MASK_OVERLAPS:
             raise LedgerError(f"mask_overlap = {self.mask_overlap!r}: must be one of {', '.join(MASK_OVERLAPS)}")

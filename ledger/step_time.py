@@ -24,7 +24,8 @@ products stay on the GPUs, whose masks would be rewritten per sequence) as fused
 - the weight-mask rewrites (ledger.masks), added to the streaming ("serial") or run beside it on a
   double-buffered device ("overlapped"), whichever `Engine.mask_overlap` says.
 The GPUs wait for the engine's outputs within each layer, so the hybrid step is the GPUs' remainder plus
-the engine's time: nothing of the two overlaps.
+the engine's time: nothing of the two overlaps. `Engine.engines` engines (1 by default: one for the cluster)
+share the streaming evenly, and each rewrites every mask; break-even rates are per engine.
 """
 from __future__ import annotations
 
@@ -79,7 +80,9 @@ class StepTime:
     detector_samples: float
     mask_frames: int
     link_bytes: float
-    """Bytes on the busier way of the link per step."""
+    """Bytes on the busier way of the link per step, over all the engines."""
+    engines: float = 1
+    """Engines sharing the streaming (Engine.engines)."""
 
     @property
     def all_digital_step_s(self) -> float:
@@ -125,9 +128,10 @@ class StepTime:
         saved = self.engine_work_gpu_s
         if saved <= 0:
             return dict.fromkeys(("input_rate", "mask_rate", "detector_rate", "link_rate"))
-        return {"input_rate": self.values_in / saved, "mask_rate": self.mask_frames / saved,
-                "detector_rate": self.detector_samples / saved,
-                "link_rate": self.link_bytes / saved}
+        n = self.engines
+        return {"input_rate": self.values_in / n / saved, "mask_rate": self.mask_frames / saved,
+                "detector_rate": self.detector_samples / n / saved,
+                "link_rate": self.link_bytes / n / saved}
 
 
 def step_time(settings: Settings, items: Iterable[LineItem], block_sum: str = "digital") -> StepTime:
@@ -152,8 +156,9 @@ def step_time(settings: Settings, items: Iterable[LineItem], block_sum: str = "d
     masks = mask_budget(items, e)
     link_bytes = max(values_in, values_out) * e.link_bytes_per_value
     optics = engine_work / settings.optical_speedup if math.isfinite(settings.optical_speedup) else 0.0
-    return StepTime(gpu_rest_s=gpu_rest, engine_work_gpu_s=engine_work, input_s=values_in / e.io_rate,
-                    detector_s=samples / e.detector_rate, link_s=link_bytes / e.link_rate, optics_s=optics,
+    n = e.engines  # the streaming is split among the engines; each rewrites every mask
+    return StepTime(gpu_rest_s=gpu_rest, engine_work_gpu_s=engine_work, input_s=values_in / e.io_rate / n,
+                    detector_s=samples / e.detector_rate / n, link_s=link_bytes / e.link_rate / n, optics_s=optics / n,
                     mask_s=masks.weight_mask_s, mask_overlap=e.mask_overlap, values_in=values_in,
                     values_out=values_out, detector_samples=samples, mask_frames=masks.weight_frames,
-                    link_bytes=link_bytes)
+                    link_bytes=link_bytes, engines=n)

@@ -179,7 +179,10 @@ def test_joint_extremes_are_reproduced_by_their_combination(view):
         if r.figure in TIME_FIGURES:
             for name in r.low_combination + r.high_combination:
                 assert not (by_name(name).overrides and set(by_name(name).overrides) <= set(COST_FIELDS)), (r, name)
-    assert all(view.get(v, "net_speedup").high < 1 for v in JOINT_VARIANTS)
+    for v in JOINT_VARIANTS:  # beating the GPUs needs an engine per GPU, and stays below the bound in time
+        net = view.get(v, "net_speedup")
+        assert net.high < view.get(v, "amdahl_time").high
+        assert net.high < 1 or "Engines" in net.high_combination
     assert view.combinations["hyena2_circulant"] > view.combinations["hyena2"]
     with pytest.raises(ledger.LedgerError, match="no joint range"):
         view.get("transformer", "amdahl")

@@ -142,6 +142,9 @@ def random_points(n: int, seed: int = 20261130) -> list[dict]:
                 points.append({"variant": variant, "seq_len": seq_len, "modulator": name})
                 points.append({"variant": variant, "seq_len": seq_len, "modulator": name, "layout": "rows",
                                "mask_overlap": "overlapped"})
+    for variant in ledger.VARIANTS:  # engines sharing the streaming: one per GPU, a few
+        for engines in (64.0, 3.0):
+            points.append({"variant": variant, "seq_len": 4096, "engines": engines, "mask_overlap": "overlapped"})
     for block in (2, 16, 64, 256):  # the circulant LM head: blocks that divide the vocabulary (128,256 = 2^8 x 501)
         for seq_len in (2048, 8192):
             points.append({"variant": "hyena2_circulant", "seq_len": seq_len, "block": block, "lm_head": "circulant"})
@@ -152,6 +155,7 @@ def random_points(n: int, seed: int = 20261130) -> list[dict]:
 BAD = [
     {"variant": "mamba"},
     {"lm_head": "tied"},
+    {"engines": 0},
     {"variant": "hyena2_circulant", "block": 512, "lm_head": "circulant"},  # 512 does not divide 128,256
     {"seq_len": 0},
     {"seq_len": -4096},

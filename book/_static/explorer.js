@@ -51,8 +51,8 @@
   // before the step, with how many it holds (0: none quoted), which no per-step mask can use.
   // Citations, interfaces and the conditions each rate holds under: ledger/engine.py.
   // A DLP9500 under a DLPC410 with a global reset: 1,080 rows of 16 clocks at 400 MHz, plus 12.5 us of mirror
-  // settling (ledger/engine.py DLPC410_DLP9500_HZ).
-  var DLPC410_DLP9500_HZ = 1 / (1080 * 16 / 400e6 + 12.5e-6);
+  // settling, in whole hertz (ledger/engine.py DLPC410_DLP9500_HZ).
+  var DLPC410_DLP9500_HZ = Math.round(1 / (1080 * 16 / 400e6 + 12.5e-6));  // 17,953 Hz
   var MODULATORS = {
     "ideal": { frame_rate_hz: 1031, cell: [1, 1], pre_stored_hz: 0, pre_stored_patterns: 0,
                label: "idealised complex modulator (the book's)" },
@@ -106,6 +106,8 @@
     // 8-bit numbers, and mask rewrites the engine waits for ("serial") or writes double-buffered ("overlapped").
     gpu_bandwidth: 3.35e12, gpu_vector_flops: 67e12, gpu_bytes_per_value: 4, link_rate: 63e9,
     link_bytes_per_value: 1, mask_overlap: "serial",
+    // Engines sharing the step's streaming, each rewriting every mask (1: one for the cluster).
+    engines: 1,
     // Cost conventions (ledger/costs.py Costs).
     fft_constant: 2.5, complex_mul_flops: 6, complex_add_flops: 2, flops_per_mac: 2,
     causal_attention: false,
@@ -124,7 +126,7 @@
   });
   var DEVICE_FIELDS = ["modulator", "frame_rate", "values_per_pixel", "pixels", "layout", "row_pixels",
                        "input_rate", "readout", "gpus", "gpu_flops", "gpu_bandwidth", "gpu_vector_flops",
-                       "gpu_bytes_per_value", "link_rate", "link_bytes_per_value", "mask_overlap"];
+                       "gpu_bytes_per_value", "link_rate", "link_bytes_per_value", "engines", "mask_overlap"];
   var COST_FIELDS = ["fft_constant", "complex_mul_flops", "complex_add_flops", "flops_per_mac",
                      "causal_attention"];
   var SETTINGS_FIELDS = ["variant", "seq_len", "step_tokens", "block", "hybrid_attention_fraction",
@@ -210,7 +212,7 @@
       if (s[k] !== null && s[k] !== undefined) checkPositiveNumber(k, s[k]);
     });
     ["pixels", "gpus", "gpu_flops", "gpu_bandwidth", "gpu_vector_flops", "gpu_bytes_per_value", "link_rate",
-     "link_bytes_per_value"].forEach(function (k) { checkPositiveNumber(k, s[k]); });
+     "link_bytes_per_value", "engines"].forEach(function (k) { checkPositiveNumber(k, s[k]); });
     if (MASK_OVERLAPS.indexOf(s.mask_overlap) < 0) {
       throw LedgerError("mask_overlap = " + repr(s.mask_overlap) + ": must be one of " + MASK_OVERLAPS.join(", "),
                         "mask_overlap");
@@ -825,9 +827,11 @@
     var linkBytes = Math.max(crossing.values_in, crossing.values_out) * s.link_bytes_per_value;
     var t = {
       gpu_rest_s: gpuRest, engine_work_gpu_s: engineWork,
-      input_s: crossing.values_in / s.io_rate, detector_s: crossing.detector_samples / s.detector_rate,
-      link_s: linkBytes / s.link_rate,
-      optics_s: isFinite(s.optical_speedup) ? engineWork / s.optical_speedup : 0,
+      // the streaming is split evenly among the engines; each rewrites every mask
+      input_s: crossing.values_in / s.io_rate / s.engines,
+      detector_s: crossing.detector_samples / s.detector_rate / s.engines,
+      link_s: linkBytes / s.link_rate / s.engines,
+      optics_s: isFinite(s.optical_speedup) ? engineWork / s.optical_speedup / s.engines : 0,
       mask_s: masks.weight_mask_s, mask_overlap: s.mask_overlap,
       values_in: crossing.values_in, values_out: crossing.values_out,
       detector_samples: crossing.detector_samples, mask_frames: masks.weight_frames, link_bytes: linkBytes
@@ -843,8 +847,8 @@
     // engine takes no work).
     var saved = t.engine_work_gpu_s;
     t.break_even = saved > 0 ?
-      { input_rate: t.values_in / saved, mask_rate: t.mask_frames / saved,
-        detector_rate: t.detector_samples / saved, link_rate: t.link_bytes / saved } :
+      { input_rate: t.values_in / s.engines / saved, mask_rate: t.mask_frames / saved,
+        detector_rate: t.detector_samples / s.engines / saved, link_rate: t.link_bytes / s.engines / saved } :
       { input_rate: null, mask_rate: null, detector_rate: null, link_rate: null };
     return t;
   }

@@ -95,11 +95,19 @@ def _fft_length_count_only() -> bool:
 
 
 @claim("ch10-net-below-one-jointly", CH,
-       "Under every combination of the alternatives, no Hyena variant's hybrid step is faster than the same step on "
-       "the GPUs alone: even with the fastest input, readout, link and masks of the table thrown together, the "
-       "net speed-up stays below 1.",
-       GRID + " (the counting conventions aside: they move no second), Hyena-2, the hybrid and block-circulant")
+       "Only with every favourable alternative thrown together, an engine per GPU among them, does a Hyena "
+       "variant's step beat the GPUs alone, and then by less than its bound in time: at best about 1.2x for "
+       "Hyena-2 and the hybrid and about 2x for the block-circulant model.",
+       GRID + " (the counting conventions aside: they move no second): where the highest net speed-up exceeds 1, "
+       "its combination has the engine per GPU, the fast input and readout and the fast link; Hyena-2 and the "
+       "hybrid between 1 and 1.3, block-circulant between 1.5 and 2.5, each below its highest bound in time")
 def _net_below_one() -> bool:
     view = joint_view()
-    return all(view.get(v, "net_speedup").high < 1 for v in ("hyena2", "hybrid", "hyena2_circulant"))
-
+    bands = {"hyena2": (1, 1.3), "hybrid": (1, 1.3), "hyena2_circulant": (1.5, 2.5)}
+    for v, (low, high) in bands.items():
+        net = view.get(v, "net_speedup")
+        needs = {"Engines", "Input and readout rates", "Link to the engine"}
+        if not (low < net.high < high and net.high < view.get(v, "amdahl_time").high
+                and needs <= set(net.high_combination)):
+            return False
+    return True

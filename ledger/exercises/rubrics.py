@@ -38,7 +38,7 @@ RUBRICS: dict[str, str] = {
     'masks-encoding-why':
         "says the superpixel costs 16 times the frames but a streamed binary pattern is written about 2.8 times faster than an idealised frame, so 16 x 1,031/2,880 (not the 9,523 Hz of pre-stored patterns, which a step's new masks cannot use); says the two-sided spectrum has n values instead of n/2 + 1, n/(n/2 + 1) = 4,096/2,049, just under 2 because the one-sided count holds both the zero and the Nyquist bin; says the ledger's time factors differ slightly from these value factors because the values are packed into whole frames, rounded up.",
     'masks-step-size-why':
-        "says the weight-mask time stays the same (the same filters, written twice per step whatever its size), the digital step and the data-by-data masks double with the tokens, so the rewrite's share of a step halves.",
+        "says the weight-mask time stays the same (the same filters, written twice per step whatever its size), the all-digital step and the data-by-data masks double with the tokens, so the rewrite's share of a step halves.",
     'layer-major-engines-why':
         'says that with one micro-batch per GPU and no pipeline stages every GPU runs its own sequences layer by layer and the optimizer waits for every gradient, so the cluster visits each layer once per sweep: layer-major order, each GPU holding only its own sequences (gradient accumulation or pipelining breaks it); names feeding the engines (the numbers crossing the boundary per second) as the real cost.',
     'layer-major-fp32-why':
@@ -52,7 +52,7 @@ RUBRICS: dict[str, str] = {
     'explorer-share-drift-why':
         'says everything but the once-per-step transforms grows as T, and those add c to both the optical work and the step; says c/c = 1 exceeds a/b, so they pull the share up less and less as T grows, and it falls towards a/b.',
     'explorer-long-hyena-why':
-        "says the digital step barely moves with the sequence length (its FLOPs are almost all paid per token, the same at any S), while the weight-mask time grows in proportion to the filters' bins (S + 1); so at long sequences the rewrite overtakes the whole digital step, for an optical share well under one percent.",
+        "says the all-digital step barely moves with the sequence length (its work is almost all paid per token, the same at any S), while the weight-mask time grows in proportion to the filters' bins (S + 1); so at long sequences the rewrite comes to about a whole all-digital step (nine tenths at 8,192 tokens, more beyond), for an optical share well under one percent.",
     'assumptions-two-switches-why':
         'says the two-sided spectrum multiplies the values by n/(n/2 + 1), just under 2, and the frames are rounded up to whole ones, so the prediction 2 x 16 x (ideal rate / binary rate) is not exact.',
     'assumptions-half-gain-why':
