@@ -104,7 +104,7 @@ def _circulant_worse() -> bool:
        "Data-by-data masks take many digital steps, the same time at every sequence length: the weight "
        "gradient stays digital.",
        "Hyena-2, hybrid and block-circulant at S = 2,048, 4,096 and 8,192, every modulator mode, both layouts: "
-       "more than 5 all-digital steps; equal across lengths within 1% (packed layout)",
+       "5 all-digital steps or more; equal across lengths within 1% (packed layout)",
        fails_when=IDEAL_10X)
 def _data_out_of_reach() -> bool:
     for n in MODULATORS:

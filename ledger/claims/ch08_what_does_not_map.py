@@ -59,10 +59,10 @@ def _optimizer() -> bool:
 
 
 @claim("not-map-fused-below-separate", CHAPTER,
-       "The fused count, spectra for the digital weight gradient included, stays below the every-transform count: "
-       "for Hyena-2 and the hybrid about two thirds of it: each of a convolution's four transforms moves a spectrum "
-       "of the zero-padded signal, twice its samples, and a fused pass moves only the two spectra the weight "
-       "gradient reads (U and G).",
+       "The fused count, spectra for the digital weight gradient included, stays below the every-transform count, "
+       "for Hyena-2 and the hybrid at about two thirds of it: each of a convolution's four transforms moves its "
+       "samples one way and a spectrum of the zero-padded signal, twice as many numbers, the other, while a fused "
+       "pass moves the samples and only the two spectra the weight gradient reads (U and G).",
        "Hyena-2, hybrid and block-circulant at S = 2,048, 4,096 and 8,192, block sum digital and optical, "
        "weight gradient read out or recomputed: fused below every-transform; Hyena-2 and the hybrid, U and G read "
        "out: 0.65 to 0.70 of it",

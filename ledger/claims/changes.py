@@ -17,7 +17,8 @@ Every target is the library's, outside the claims package: a change moves what t
 (a claim module that imported the object by name sees the new one, as every other module does),
 never a check or a value of a claim module, and the check, unchanged, must then return False
 (tests/test_claims_fail.py). `with change.applied():` makes the change and undoes it on leaving, on
-an error too. The named changes below are the ones the claims use; a new claim may compose its own
+an error too. A view the library caches (the joint view of ledger.assumptions) does not see a change
+by itself: `recounting_joint_view(change)` recounts it under the change and leaves the cache as it was. The named changes below are the ones the claims use; a new claim may compose its own
 from the four patches.
 """
 from __future__ import annotations
