@@ -8,6 +8,7 @@ import pytest
 
 import ledger
 from ledger import claims
+from ledger.claims import changes
 from ledger.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +43,8 @@ def test_cli_json_fields(capsys):
 def test_a_failing_claim_makes_the_command_exit_1(capsys):
     claims._load()
 
-    @claims.claim("test-temporary-false", "00_introduction", "A sentence that is false.", "nothing")
+    @claims.claim("test-temporary-false", "00_introduction", "A sentence that is false.", "nothing",
+                  fails_when=changes.FMA_ONE_FLOP)
     def _false() -> bool:
         return False
 
@@ -60,7 +62,8 @@ def test_a_failing_claim_makes_the_command_exit_1(capsys):
 def test_registry_refuses_duplicates_and_unknown_ids(capsys):
     claims._load()
     with pytest.raises(ledger.LedgerError, match="registered twice"):
-        claims.claim("ch00-backward-twice", "00_introduction", "again", "none")(lambda: True)
+        claims.claim("ch00-backward-twice", "00_introduction", "again", "none",
+                     fails_when=changes.RECOMPUTE_FULL)(lambda: True)
     with pytest.raises(ledger.LedgerError, match="not registered"):
         claims.holds("no-such-claim")
     assert main(["claims", "--bogus"]) == 2

@@ -40,8 +40,8 @@ class Claim:
     """Evaluates the ledger over the range; True when the sentence holds everywhere in it."""
     fails_when: Change | None = None
     """A change of the model under which the sentence would be false, and the check return False
-    (ledger.claims.changes). None only for claims of chapters not yet given one (tests/test_claims_fail.py
-    lists the chapters whose claims must have it)."""
+    (ledger.claims.changes). Every registered claim has one: the decorator refuses a claim without it
+    (tests/test_claims_fail.py applies each)."""
 
     def holds(self) -> bool:
         return bool(self.check())
@@ -56,8 +56,11 @@ CLAIMS: dict[str, Claim] = {}
 
 def claim(id: str, chapter: str, text: str, range: str, fails_when: Change | None = None):
     """Decorator: register the decorated zero-argument function as the check of claim `id`, with the
-    change of the model under which it fails (`fails_when`, a ledger.claims.changes.Change)."""
-    if fails_when is not None and not isinstance(fails_when, Change):
+    change of the model under which it fails (`fails_when`, a ledger.claims.changes.Change: required)."""
+    if fails_when is None:
+        raise LedgerError(f"claim {id!r} names no fails_when: every claim needs a ledger.claims.changes.Change "
+                          "under which its check returns False")
+    if not isinstance(fails_when, Change):
         raise LedgerError(f"claim {id!r}: fails_when = {fails_when!r} must be a ledger.claims.changes.Change")
 
     def register(check: Callable[[], bool]) -> Callable[[], bool]:

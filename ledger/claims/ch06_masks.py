@@ -6,6 +6,7 @@ from ..table import make_settings, step_row
 from . import claim
 from ..masks import weight_mask_split
 from ..step import step_items
+from .changes import FILTERS_PER_MICRO_BATCH, IDEAL_10X, engine_default, modulator, settings_default
 
 CHAPTER = "06_masks"
 MASKED = ("hyena2", "hybrid", "hyena2_circulant")
@@ -22,7 +23,9 @@ def _rows(**kw):
        "pixel), not per second: the Lee mode on a controller built for streaming (DLPC410) writes the most values "
        "per second, the video-rate liquid-crystal device the fewest, and on a DLPC900 streaming its masks the Lee "
        "mode writes fewer than the idealised device.",
-       "every modulator mode of ledger.engine.MODULATORS, each at its rate for streamed patterns")
+       "every modulator mode of ledger.engine.MODULATORS, each at its rate for streamed patterns, at the engine's "
+       "pixels",
+       fails_when=IDEAL_10X)
 def _ideal_per_pixel() -> bool:
     per_pixel = {n: m.values_per_pixel for n, m in MODULATORS.items()}
     per_second = {n: Engine(modulator=n).values_per_second for n in MODULATORS}
@@ -35,7 +38,8 @@ def _ideal_per_pixel() -> bool:
 @claim("masks-mode-range", CHAPTER,
        "Weight- and data-mask times range from the Lee mode on a streaming controller (shortest) to the "
        "video-rate liquid-crystal mode (longest), every other mode between.",
-       "Hyena-2, hybrid and block-circulant at S = 2,048, 4,096 and 8,192, every modulator mode")
+       "Hyena-2, hybrid and block-circulant at S = 2,048, 4,096 and 8,192, every modulator mode",
+       fails_when=IDEAL_10X)
 def _mode_range() -> bool:
     by_mode = {n: _rows(modulator=n) for n in MODULATORS}
     for key in by_mode["ideal"]:
@@ -50,7 +54,9 @@ def _mode_range() -> bool:
        "Timed at the DLPC900's rate for pre-stored patterns instead of its rate for streamed ones, the "
        "superpixel's mask times would be understated more than three-fold.",
        "Hyena-2, hybrid and block-circulant at S = 2,048, 4,096 and 8,192, weight and data masks: the "
-       "streamed times over the pre-stored ones, each more than 3")
+       "streamed times over the pre-stored ones, each more than 3",
+       fails_when=modulator("dmd-superpixel", "the DLPC900 streamed the superpixel's patterns from a 240 Hz video "
+                                              "input (5,760 patterns/s), not 120 Hz", frame_rate_hz=2 * 2880.0))
 def _streamed_rate() -> bool:
     streamed = _rows(modulator="dmd-superpixel")
     pre_stored = _rows(modulator="dmd-superpixel", frame_rate=MODULATORS["dmd-superpixel"].pre_stored_hz)
@@ -60,7 +66,9 @@ def _streamed_rate() -> bool:
 
 @claim("masks-frames-grow-with-s", CHAPTER,
        "Hyena-2's weight-mask frames grow in proportion to S while its digital step barely moves.",
-       "Hyena-2 from S = 2,048 to 8,192, every modulator mode: frames x4 within 1%, digital step within 1%")
+       "Hyena-2 from S = 2,048 to 8,192, every modulator mode: frames x4 within 1%, all-digital step within 1%",
+       fails_when=engine_default("each GPU ran FFTs and elementwise work at 6.7 TFLOP/s, a tenth of the H100's FP32 "
+                                 "rate", gpu_vector_flops=6.7e12))
 def _frames_grow() -> bool:
     for n in MODULATORS:
         a, b = step_row(variant="hyena2", seq_len=2048, modulator=n), step_row(variant="hyena2", seq_len=8192,
@@ -75,7 +83,9 @@ def _frames_grow() -> bool:
        "The block-circulant model's weight masks are a larger multiple of its all-digital step than Hyena-2's, "
        "and more than one step on the idealised device, only because its step is shorter: its block spectra add "
        "under 2% to the filter values, so its weight masks take within 2% of Hyena-2's time.",
-       "S = 4,096, every modulator mode (more than one step: the idealised device), layout packed")
+       "S = 4,096, every modulator mode (more than one step: the idealised device), layout packed: block spectra "
+       "under 2% of the filter values, weight masks 1 to 1.02 times Hyena-2's",
+       fails_when=engine_default("the mask device had 20,000,000 pixels, ten times the book's", pixels=20e6))
 def _circulant_worse() -> bool:
     split = weight_mask_split(step_items(make_settings(variant="hyena2_circulant", seq_len=4096)))
     if not 0 < split["blocks"] < 0.02 * split["filters"]:
@@ -94,7 +104,8 @@ def _circulant_worse() -> bool:
        "Data-by-data masks take many digital steps, the same time at every sequence length: the weight "
        "gradient stays digital.",
        "Hyena-2, hybrid and block-circulant at S = 2,048, 4,096 and 8,192, every modulator mode, both layouts: "
-       "more than 5 digital steps; equal across lengths within 1% (packed layout)")
+       "5 all-digital steps or more; equal across lengths within 1% (packed layout)",
+       fails_when=IDEAL_10X)
 def _data_out_of_reach() -> bool:
     for n in MODULATORS:
         for layout in ("packed", "rows"):
@@ -110,10 +121,20 @@ def _data_out_of_reach() -> bool:
 
 
 @claim("masks-rows-not-fewer", CHAPTER,
-       "Putting each spectrum on rows of its own never takes fewer frames than packing the values densely.",
+       "Putting each spectrum on rows of its own never takes fewer frames than packing the values densely, and "
+       "takes more where a spectrum leaves part of its last row empty: at 4,096 tokens a filter spectrum's 4,097 "
+       "bins fill three rows of 1,920 values, and Hyena-2's weight masks take about 40% more frames on the "
+       "idealised device.",
        "Hyena-2, hybrid and block-circulant at S = 2,048, 4,096 and 8,192, every modulator mode, one- and "
-       "two-sided spectra, weight and data masks")
+       "two-sided spectra, weight and data masks: rows never fewer; Hyena-2 at S = 4,096 on the idealised device, "
+       "one-sided: 3 rows per filter spectrum, weight-mask frames 1.3 to 1.5 times the packed ones",
+       fails_when=engine_default("the device's rows were 3,840 pixels long (a 4K panel's width), not 1,920",
+                                 row_pixels=3840))
 def _rows_not_fewer() -> bool:
+    engine = Engine(layout="rows")
+    packed, rows = step_row(variant="hyena2", seq_len=4096), step_row(variant="hyena2", seq_len=4096, layout="rows")
+    if not (engine.rows_for(4097) == 3 and 1.3 <= rows.weight_mask_frames / packed.weight_mask_frames <= 1.5):
+        return False
     for n in MODULATORS:
         for spectrum in ("one-sided", "two-sided"):
             packed, rows = _rows(modulator=n, mask_spectrum=spectrum), _rows(modulator=n, mask_spectrum=spectrum,
@@ -129,7 +150,8 @@ def _rows_not_fewer() -> bool:
        "A larger optimizer step amortises the weight masks and nothing else: their frames do not depend on the "
        "step, while the data-mask time keeps its ratio to the digital step.",
        "Hyena-2 and block-circulant at S = 4,096, steps of 2^18 to 2^24 tokens: weight frames equal, data-mask "
-       "ratio within 1%")
+       "ratio within 1%",
+       fails_when=FILTERS_PER_MICRO_BATCH)
 def _step_size() -> bool:
     for v in ("hyena2", "hyena2_circulant"):
         rows = [step_row(variant=v, seq_len=4096, step_tokens=t) for t in STEPS]
@@ -146,7 +168,8 @@ def _step_size() -> bool:
        "seconds, while its weight-mask rewrite takes a fifth of an all-digital step or more, over four times "
        "the seconds the engine could save.",
        "Hyena-2 at S = 2,048, 4,096 and 8,192 on the idealised device: static share below 1%, time share below "
-       "6%, rewrite above 0.2 all-digital steps and above 4 times the engine's work in GPU seconds")
+       "6%, rewrite above 0.2 all-digital steps and above 4 times the engine's work in GPU seconds",
+       fails_when=engine_default("the cluster had 8 GPUs (one node), not 64", gpus=8))
 def _static_small() -> bool:
     rows = [step_row(variant="hyena2", seq_len=s) for s in LENGTHS]
     return all(r.static_share < 0.01 and r.time_share < 0.06 and r.weight_mask_s / r.all_digital_step_s > 0.2
@@ -156,7 +179,9 @@ def _static_small() -> bool:
 @claim("masks-two-sided-about-doubles", CHAPTER,
        "Holding the two-sided spectrum about doubles both mask budgets (a factor n/(n/2+1), just under 2).",
        "Hyena-2, hybrid and block-circulant at S = 2,048, 4,096 and 8,192, every modulator mode, packed: "
-       "weight and data masks between 1.9 and 2 times the one-sided times")
+       "weight and data masks between 1.9 and 2 times the one-sided times (block 256)",
+       fails_when=settings_default("the block-circulant model's blocks were 16 by default, not 256 (9 one-sided "
+                                   "bins of 16)", block=16))
 def _two_sided() -> bool:
     for n in MODULATORS:
         one, two = _rows(modulator=n), _rows(modulator=n, mask_spectrum="two-sided")
@@ -173,7 +198,9 @@ def _two_sided() -> bool:
        "third of any mode's with another encoding), and the idealised mode alone reaches the 8 bits chapter 08 "
        "assumes.",
        "every modulator mode; Hyena-2, hybrid and block-circulant at S = 2,048, 4,096 and 8,192, weight and "
-       "data masks")
+       "data masks: the fastest mode's alphabet the smallest; Lee below 2 effective bits, every other encoding "
+       "above 3 times Lee's, only the idealised mode at 8 or more",
+       fails_when=IDEAL_10X)
 def _fastest_coarsest() -> bool:
     by_mode = {n: _rows(modulator=n) for n in MODULATORS}
     for key in by_mode["ideal"]:

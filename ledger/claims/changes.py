@@ -17,13 +17,15 @@ Every target is the library's, outside the claims package: a change moves what t
 (a claim module that imported the object by name sees the new one, as every other module does),
 never a check or a value of a claim module, and the check, unchanged, must then return False
 (tests/test_claims_fail.py). `with change.applied():` makes the change and undoes it on leaving, on
-an error too. The named changes below are the ones the claims use; a new claim may compose its own
+an error too. A view the library caches (the joint view of ledger.assumptions) does not see a change
+by itself: `recounting_joint_view(change)` recounts it under the change and leaves the cache as it was. The named changes below are the ones the claims use; a new claim may compose its own
 from the four patches.
 """
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import inspect
 import sys
 import types
@@ -31,8 +33,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, ContextManager, Iterator, Mapping
 from unittest import mock
 
-from .. import article, hardware, reconcile, shapes, spectral, step
+from .. import article, assumptions, engine, hardware, layers, memory, reconcile, schedule, shapes, spectral, step
 from ..costs import Costs
+from ..engine import MODULATORS, Engine
 from ..errors import LedgerError
 from ..exercises import part2
 from ..settings import Settings
@@ -167,7 +170,8 @@ def entries(mapping: Mapping, where: str, **values: Any) -> Patch:
 
 def fft_priced(factor: float) -> Change:
     """Every real FFT priced `factor` times the book's 2.5 n log2 n (the count's convention)."""
-    return change(f"the FFT were priced {factor:g}x higher ({factor * 2.5:g} n log2 n per real FFT)",
+    how = f"{factor:g}x higher" if factor > 1 else f"at {factor:g}x the book's price"
+    return change(f"the FFT were priced {how} ({factor * 2.5:g} n log2 n per real FFT)",
                   default(Costs, "fft_constant", factor * Costs().fft_constant))
 
 
@@ -293,3 +297,112 @@ HYENA_TOOLS_COUNT_PRODUCTS = change(
     *(entries(spec["switches"], f"ledger.reconcile.SOURCES[{source!r}]['switches']", elementwise="counted")
       for source, spec in reconcile.SOURCES.items() if spec["variant"] == "hyena2"))
 
+
+
+def _dh_per_sequence(original: Callable) -> Callable:
+    def long_convolutions(s: Settings, n_layers: int) -> list[layers.LineItem]:
+        return [replace(i, per="sequence", count=i.count * s.sequences, flops=i.flops * s.sequences,
+                        moved=i.moved * s.sequences) if i.op == "long conv: inverse rFFT of dH" else i
+                for i in original(s, n_layers)]
+    return long_convolutions
+
+
+DH_PER_SEQUENCE = change("a long convolution's weight gradient dH were inverse-transformed for every sequence, "
+                         "not once per step from a spectrum accumulated over the step",
+                         wrapped(layers, "long_convolutions", _dh_per_sequence))
+
+
+# --- the engine, the cluster and the run -----------------------------------------------------------
+
+def modulator(name: str, text: str, **fields: Any) -> Change:
+    """The modulator mode `name` of ledger.engine.MODULATORS with `fields` changed (a rate, an alphabet)."""
+    return change(text, entries(MODULATORS, f"ledger.engine.MODULATORS[{name!r}]",
+                                **{name: replace(MODULATORS[name], **fields)}))
+
+
+def modulator_rate(name: str, factor: float) -> Change:
+    """The mode `name` at `factor` times its frame rate."""
+    mode = MODULATORS[name]
+    what = "the idealised device" if mode.idealised else f"the {name} mode ({mode.device})"
+    return modulator(name, f"{what} ran at {factor * mode.frame_rate_hz:,.0f} frames/s, {factor:g}x its "
+                           f"{mode.frame_rate_hz:,.0f}", frame_rate_hz=factor * mode.frame_rate_hz)
+
+
+IDEAL_10X = modulator_rate("ideal", 10)
+
+
+def _lazy_entry(name: str, make: Callable[[], Any]) -> Patch:
+    """A MODULATORS entry built only when the change is applied (an alphabet counted by enumeration)."""
+    @contextlib.contextmanager
+    def apply():
+        with mock.patch.dict(MODULATORS, {name: make()}):
+            yield
+    return Patch(f"ledger.engine.MODULATORS[{name!r}]", apply)
+
+
+LCOS_10_BIT = change(
+    "the video-rate liquid-crystal device had 10-bit phase (1,024 levels), not 8-bit: its double-phase hologram "
+    "then gives 9.5 bits per quadrature",
+    _lazy_entry("lcos-double-phase", lambda: replace(MODULATORS["lcos-double-phase"],
+                                                     distinct_values=engine.double_phase_values(1024))))
+IDEAL_10_BITS = modulator("ideal", "the idealised device resolved 10 bits per quadrature (4^10 complex values), "
+                                   "not 8", distinct_values=4 ** 10)
+
+
+def engine_default(text: str, **fields: Any) -> Change:
+    """Defaults of ledger.engine.Engine (the device every Settings builds) changed: pixels, rates, the cluster."""
+    return change(text, *(default(Engine, k, v) for k, v in fields.items()))
+
+
+def settings_default(text: str, **fields: Any) -> Change:
+    """Defaults of ledger.settings.Settings changed: the block, the step size, the run policy."""
+    return change(text, *(default(Settings, k, v) for k, v in fields.items()))
+
+
+def step_size(tokens: int, text: str) -> Change:
+    """The optimizer step of `tokens` tokens by default (the book's 1,048,576)."""
+    return settings_default(f"one optimizer step were {tokens:,} tokens ({text}), not 1,048,576", step_tokens=tokens)
+
+
+FAST_IO = engine_default("the input plane and detector took 10^12 numbers per second each (a fast converter bank), "
+                         "not the mask device's rates", input_rate=1e12)
+FILTERS_PER_MICRO_BATCH = settings_default("every GPU built the filter and weight-block spectra once per micro-batch "
+                                           "(a real run), not once per step", filter_build="micro-batch")
+
+
+def hbm_per_gpu(nbytes: float, text: str) -> Change:
+    """Every GPU with `nbytes` of HBM (the book's 80 GB), wherever the ledger sets it."""
+    return change(f"each GPU had {nbytes / 1e9:,.0f} GB of HBM ({text}), not 80",
+                  default(memory.rank_activations, "hbm_bytes_per_gpu", nbytes),
+                  default(schedule.held_activations, "hbm_bytes_per_gpu", nbytes),
+                  constant(schedule, "HBM_BYTES_PER_GPU", nbytes))
+
+
+def _uncached(original: Callable) -> Callable:
+    return functools.lru_cache(maxsize=4)(original.__wrapped__)
+
+
+JOINT_VIEW_RECOUNTED = wrapped(assumptions, "_joint_view", _uncached)
+"""The joint view with a cache of its own for the duration of a change: ledger.assumptions caches the grid
+per length (seconds of step ledgers), so a change that should move it must recount it, and the cached grid
+of the defaults is back on leaving."""
+
+
+def recounting_joint_view(c: Change) -> Change:
+    """`c` with the joint view recounted under it (and its cached grid back on leaving)."""
+    return Change(c.text, c.patches + (JOINT_VIEW_RECOUNTED,))
+
+
+CONVOLUTION_UNPADDED = change("the long convolutions' FFTs were of length S, not 2S (no zero padding: circular "
+                              "convolutions, whose lags wrap around)",
+                              constant(Settings, "fft_len", property(lambda s: s.seq_len)))
+
+
+def _dense_mlp(original: Callable) -> Callable:
+    def weight_matrices(s: Settings) -> list[step.WeightMatrix]:
+        return [replace(m, circulant=False, block=1) if m.layer == "mlp" else m for m in original(s)]
+    return weight_matrices
+
+
+CIRCULANT_MLP_DENSE = change("the block-circulant model kept its MLP matrices dense (only its Hyena projections "
+                             "block-circulant)", wrapped(step, "weight_matrices", _dense_mlp))
