@@ -50,6 +50,10 @@ PRINT_CSS = """
 /* Each chapter starts a page; headings stay with what follows; a code cell, table or figure that
    fits on one page is not split. */
 .toctree-wrapper > section { break-before: page; }
+/* A chapter's last box ends the chapter: its bottom margin would otherwise spill onto an empty page
+   when the box ends near the foot of one. */
+.toctree-wrapper > section section:last-child > :last-child, .toctree-wrapper > section > :last-child
+  { margin-bottom: 0 !important; padding-bottom: 0 !important; }
 h1, h2, h3, h4 { break-after: avoid; page-break-after: avoid; }
 img, figure, tr, mjx-container[display="true"], table, .tx-table, .cell_input, .cell_output,
 div.highlight, pre { break-inside: avoid; page-break-inside: avoid; }

@@ -331,12 +331,12 @@ numeric("not-map-precision",
         hint="an analog sum needs the significand at its own scale, plus headroom that grows with the tokens "
              "summed; how fast, when the terms have random signs?")
 numeric("not-map-break-even",
-        lambda: _hidden.hidden_costs(Settings(variant="hyena2", seq_len=8192), mode="fused").break_even_io_rate / 1e12,
+        lambda: _hidden.hidden_costs(Settings(variant="hyena2", seq_len=8192, step_tokens=2_097_152), mode="fused").break_even_io_rate / 1e12,
         rel_tol=0.003, unit="trillion writes and samples/s",
         hint="the saving is the GPU seconds of the static work at the time model's rates; what crosses the boundary "
              "per step, over it?")
 numeric("not-map-break-even-saving",
-        lambda: 1e3 * _hidden.hidden_costs(Settings(variant="hyena2", seq_len=8192), mode="fused").static_saving_s,
+        lambda: 1e3 * _hidden.hidden_costs(Settings(variant="hyena2", seq_len=8192, step_tokens=2_097_152), mode="fused").static_saving_s,
         rel_tol=0.001, unit="ms", hint="the GPU seconds of the transforms and weight-masked products (ledger.step_time).")
 numeric("not-map-lm-head", lambda seq_len=8192: _lm_head_share(seq_len), rel_tol=0.0002, unit="%",
         variants={"seq_len": (16384, 32768)},
