@@ -179,7 +179,7 @@ numeric("amdahl-block-size-amdahl", lambda block=1024: _block_row(block).amdahl_
 explained("amdahl-block-size-why")
 numeric("amdahl-finite-speedup",
         lambda speedup=4.0: step_row(variant="hyena2_circulant", seq_len=4096, optical_speedup=speedup).amdahl_static,
-        rel_tol=0.0005, unit="x", variants={"speedup": (2.0, 8.0, 12.0)},
+        rel_tol=0.0005, unit="x", variants={"speedup": (2.0, 8.0, 20.0)},
         traps=lambda speedup: [(step_row(variant="hyena2_circulant", seq_len=4096,
                                          optical_speedup=speedup).amdahl, "the bound from the step share")],
         hint="which share do weight masks, written a fixed number of times per step, let the engine take?")
@@ -424,7 +424,7 @@ def _default_gain_share_at(speedup: float) -> float:
 numeric("assumptions-half-gain", lambda: 1 + _jointly_best()["amdahl"], rel_tol=0.001, unit="x",
         traps=[(1 + step_row(variant="hyena2_circulant", seq_len=4096).amdahl, "the half-gain speed-up at the defaults")],
         hint="the half-gain speed-up is 1 + 1/(1 - p); which p does that combination give?")
-numeric("assumptions-half-gain-at-s", _gain_share_at, rel_tol=0.002, unit="%", variants={"speedup": (2.0, 8.0, 12.0)},
+numeric("assumptions-half-gain-at-s", _gain_share_at, rel_tol=0.002, unit="%", variants={"speedup": (2.0, 8.0, 20.0)},
         traps=lambda speedup: [(_default_gain_share_at(speedup), "the share of the gain at the defaults")],
         hint="the gain is the speed-up minus one, at s and at an infinite s, for the same combination.")
 explained("assumptions-half-gain-why")
