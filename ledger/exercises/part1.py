@@ -268,7 +268,7 @@ def _fp32_held(steps: int = 4):
 numeric("layer-major-fp32-boundary", lambda steps=4: _fp32_held(steps).boundary_bytes / 1e9, rel_tol=0.001, unit="GB",
         variants={"steps": (3, 8, 6)}, hint="one hidden vector per token of the step, at four bytes a value.")
 numeric("layer-major-fp32-inputs", lambda steps=4: _fp32_held(steps).checkpoint_bytes / 1e12, rel_tol=0.001,
-        unit="TB", variants={"steps": (3, 8, 6)}, hint="one boundary for every layer.")
+        unit="TB", variants={"steps": (3, 7, 6)}, hint="one boundary for every layer.")
 explained("layer-major-fp32-why")
 numeric("layer-major-fp32",
         lambda steps=4: _schedule.held_activations(Settings(variant="hyena2", seq_len=4096,
@@ -424,7 +424,7 @@ def _default_gain_share_at(speedup: float) -> float:
 numeric("assumptions-half-gain", lambda: 1 + _jointly_best()["amdahl"], rel_tol=0.001, unit="x",
         traps=[(1 + step_row(variant="hyena2_circulant", seq_len=4096).amdahl, "the half-gain speed-up at the defaults")],
         hint="the half-gain speed-up is 1 + 1/(1 - p); which p does that combination give?")
-numeric("assumptions-half-gain-at-s", _gain_share_at, rel_tol=0.002, unit="%", variants={"speedup": (2.0, 8.0, 20.0)},
+numeric("assumptions-half-gain-at-s", _gain_share_at, rel_tol=0.001, unit="%", variants={"speedup": (2.0, 8.0, 20.0)},
         traps=lambda speedup: [(_default_gain_share_at(speedup), "the share of the gain at the defaults")],
         hint="the gain is the speed-up minus one, at s and at an infinite s, for the same combination.")
 explained("assumptions-half-gain-why")

@@ -238,7 +238,7 @@ def _am_long_fft(seq_len: int = 16384) -> float:
 
 numeric("am-long-fft", _am_long_fft, rel_tol=0.001, variants={"seq_len": (1024, 65536, 131072)},
         hint="a real FFT of length n costs C n log2 n; per token of a sequence of S tokens, with n = 2S.")
-numeric("am-long", _am_long, rel_tol=0.005, unit="%", variants={"seq_len": (1024, 131072, 524288)},
+numeric("am-long", _am_long, rel_tol=0.005, unit="%", variants={"seq_len": (1024, 131072, 256)},
         hint="which costs per token grow with the sequence length, and which do not?")
 explained("am-long-why")
 
