@@ -14,7 +14,7 @@ from .run import FILTER_BUILDS
 from .engine import LAYOUTS, MASK_OVERLAPS, MODULATORS, READOUTS, REFUSED_MODULATORS
 from .settings import ATTENTION_KERNELS, FFT_LENGTHS, LM_HEADS, MASK_SPECTRA, RECOMPUTE_MODES, VARIANTS, Device, Settings
 from .shapes import ModelShape
-from .costs import Costs
+from .costs import ATTENTION_COUNTS, Costs
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -32,6 +32,19 @@ def _positive_int(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{value} is not positive (a positive integer is needed)")
     return value
+
+
+def _documents(text: str) -> tuple[int, ...]:
+    """--documents L1,L2,...: tokens of each packed document."""
+    parts = [part.strip() for part in text.split(",")]
+    try:
+        lengths = tuple(int(part) for part in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of whole numbers "
+                                         "(tokens of each document, e.g. 4096,4096)") from None
+    if any(n <= 0 for n in lengths):
+        raise argparse.ArgumentTypeError(f"{text!r} holds a length below 1 (every document needs at least one token)")
+    return lengths
 
 
 def _positive_float(text: str) -> float:
@@ -97,6 +110,13 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="F", help=f"share of the hybrid's layers with attention (default: "
                                      f"{d.hybrid_attention_fraction})")
     p.add_argument("--causal-attention", action="store_true", help="halve QK^T and AV for the causal mask")
+    p.add_argument("--documents", type=_documents, default=None, metavar="L1,L2,...",
+                   help="tokens of each document packed into every sequence, summing to the sequence length "
+                        "(default: one document; without --seq-len the sequence length is their sum)")
+    p.add_argument("--attention-count", choices=ATTENTION_COUNTS, default=Costs().attention_count,
+                   help="the model count's attention over packed documents: sequence (the whole row, as torchtitan "
+                        "and PaLM count it; default) or documents (the sum of L_i^2, as Megatron-LM's main counts "
+                        "packed sequences)")
     p.add_argument("--fft-constant", type=_positive_float, default=Costs().fft_constant, metavar="C",
                    help="real FFT costs C n log2 n FLOPs (default: 2.5)")
     p.add_argument("--recompute", choices=RECOMPUTE_MODES, default=d.recompute,
@@ -165,7 +185,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
                     frame_rate=args.frame_rate, layout=args.layout, row_pixels=args.row_pixels, readout=args.readout,
                     gpus=args.gpus, gpu_flops=args.gpu_flops, gpu_bandwidth=args.gpu_bandwidth,
                     link_rate=args.link_rate, engines=args.engines, mask_overlap=args.mask_overlap)
-    costs = Costs(fft_constant=args.fft_constant, causal_attention=args.causal_attention)
+    costs = Costs(fft_constant=args.fft_constant, causal_attention=args.causal_attention,
+                  attention_count=args.attention_count)
     return Settings(step_tokens=args.step_tokens, block=args.block, shape=shape, costs=costs, device=device,
                     hybrid_attention_fraction=args.hybrid_attention_fraction, recompute=args.recompute,
                     mask_spectrum=args.mask_spectrum, optical_speedup=args.optical_speedup,
@@ -204,8 +225,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         base = settings_from_args(args)
         variants = tuple(dict.fromkeys(args.variant or VARIANTS))
-        seq_lens = tuple(dict.fromkeys(args.seq_len or DEFAULT_SEQ_LENS))
-        data = results_json(base, variants, seq_lens)
+        default_lens = (sum(args.documents),) if args.documents else DEFAULT_SEQ_LENS
+        seq_lens = tuple(dict.fromkeys(args.seq_len or default_lens))
+        data = results_json(base, variants, seq_lens, documents=args.documents)
     except LedgerError as err:
         parser.exit(2, f"{parser.prog}: error: {err}\n")
     if args.json:

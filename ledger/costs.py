@@ -12,6 +12,10 @@ from dataclasses import dataclass
 from .errors import LedgerError
 
 
+ATTENTION_COUNTS = ("sequence", "documents")
+"""The model count's span of attention in a row of packed documents: the whole row, or each document (Costs)."""
+
+
 @dataclass(frozen=True)
 class Costs:
     """FLOP conventions. Defaults are the book's (its conventions table): a matmul 2mnk, as the 6N rule
@@ -29,6 +33,11 @@ class Costs:
     causal_attention: bool = False
     """Halve QK^T and AV for the causal mask (off, as in the attention term 12*L*S*H per token that PaLM's
     appendix B adds to 6N)."""
+    attention_count: str = "sequence"
+    """What the model count's QK^T and AV span when a sequence packs several documents (Settings.documents):
+    "sequence", the whole row, S^2 score entries per head (torchtitan's and PaLM's count), or "documents", each
+    document on its own, the sum of L_i^2 (Megatron-LM's count of packed sequences since its main branch at
+    d98e8a64). One document per sequence makes the two the same."""
 
     def __post_init__(self) -> None:
         for name in ("fft_constant", "complex_mul_flops", "complex_add_flops", "flops_per_mac"):
@@ -40,6 +49,8 @@ class Costs:
                 raise LedgerError(f"{name} = {value!r}: must be {allowed}")
         if not isinstance(self.causal_attention, bool):
             raise LedgerError(f"causal_attention = {self.causal_attention!r}: must be True or False")
+        if self.attention_count not in ATTENTION_COUNTS:
+            raise LedgerError(f"attention_count = {self.attention_count!r}: must be one of {', '.join(ATTENTION_COUNTS)}")
 
     def matmul(self, m: float, k: float, n: float) -> float:
         """FLOPs of an (m x k) @ (k x n) product: flops_per_mac * m * k * n."""
@@ -63,7 +74,7 @@ class Costs:
 REFERENCE = Costs()
 """The prices device rates are quoted in, whatever the count's conventions: 2 FLOPs per multiply-add (a
 tensor core's peak counts an FMA as two), 2.5 n log2 n per real FFT (half the 5 n log2 n of a complex FFT,
-the count FFT benchmarks report), 6 and 2 FLOPs for a complex multiply and add, no causal halving. A line
+the count FFT benchmarks report), 6 and 2 FLOPs for a complex multiply and add, no causal halving, attention over the whole row. A line
 item's `reference_flops` is its work at these prices, and every time figure divides that work (ledger.step_time),
 so a counting convention moves counts and shares but never a second."""
 

@@ -13,6 +13,15 @@ S x S products QK^T and AV, forward and backward, once. A kernel executes someth
   diagonal is skipped, a tile that the diagonal crosses is computed whole. With square tiles of
   `tile` rows and columns the kernel computes, for query tile i, its rows times the keys up to the
   tile's last row: sum_i rows_i * min((i+1) tile, S) score entries, about S^2/2 + S*tile/2.
+  When a sequence packs several documents (Settings.documents) the mask is causal and within one
+  document, as torchtitan's FlexAttention block mask is (block_causal, in 128 x 128 blocks,
+  PyTorch's default sparse block): a tile with no unmasked entry is skipped, every other one,
+  those cut by a document boundary included, is computed whole (packed_causal_score_entries). A
+  varlen kernel that tiles each document from its own start (FlashAttention's varlen interface,
+  which Megatron-LM's packed sequences reach through Transformer Engine) computes
+  varlen_causal_score_entries instead.
+  "dense" and "flash" compute every score of the row whatever the documents: a dense kernel applies
+  the mask after the product, and "flash" is the kernel that skips nothing.
 
 Recomputation (Settings.recompute = "full") runs the kernel's forward again before its backward,
 on top of any recompute the kernel does itself. The Hyena long convolutions, the projections, the
@@ -36,7 +45,7 @@ from .step import step_items
 KERNEL_RECOMPUTE_OP = "attention: Q K^T recomputed by the kernel's backward"
 """The line item of the QK^T a flash kernel recomputes inside its backward (phase "recompute")."""
 
-__all__ = ["ATTENTION_KERNELS", "causal_score_entries", "packed_causal_score_entries", "score_fraction", "attention_core_items",
+__all__ = ["ATTENTION_KERNELS", "causal_score_entries", "packed_causal_score_entries", "varlen_causal_score_entries", "score_fraction", "attention_core_items",
            "hardware_items", "hardware_flops", "hardware_flops_of", "kernel_recompute_flops", "model_flops"]
 
 
@@ -86,6 +95,14 @@ def packed_causal_score_entries(doc_lengths, tile: int) -> int:
     return total
 
 
+def varlen_causal_score_entries(doc_lengths, tile: int) -> int:
+    """Score entries a variable-length causal kernel computes for one head of one packed row: each document
+    tiled from its own first token, as its own causal sequence (FlashAttention's flash_attn_varlen_func with
+    cu_seqlens). Never more than packed_causal_score_entries, which tiles the row from its start."""
+    packed_causal_score_entries(doc_lengths, tile)  # the same refusals of bad input
+    return sum(causal_score_entries(n, tile) for n in doc_lengths)
+
+
 def score_fraction(kernel: str, seq_len: int, tile: int) -> float:
     """Fraction of the S x S score matrix the kernel computes: 1 for dense and flash, about
     1/2 + tile/(2S) for flash-causal."""
@@ -108,7 +125,11 @@ def attention_core_items(s: Settings, n_layers: int | None = None) -> list[LineI
         return []
     h, seq = s.shape.hidden, s.seq_len
     count = s.sequences * layers
-    one = count * score_fraction(s.attention_kernel, seq, s.attention_tile) * s.costs.matmul(seq, h, seq)
+    if s.attention_kernel == "flash-causal" and s.documents is not None:
+        entries = packed_causal_score_entries(s.documents, s.attention_tile)
+        one = count * s.costs.matmul(entries, h, 1)
+    else:
+        one = count * score_fraction(s.attention_kernel, seq, s.attention_tile) * s.costs.matmul(seq, h, seq)
     items = [
         LineItem("attention: Q K^T", "attention", "forward", "digital", "sequence", count, one),
         LineItem("attention: A V", "attention", "forward", "digital", "sequence", count, one),

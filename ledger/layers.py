@@ -62,11 +62,23 @@ def dense_matrix(s: Settings, name: str, layer: str, rows: int, cols: int, n_lay
     ]
 
 
+def model_score_entries(s: Settings) -> int:
+    """Score entries per head per sequence that the model count prices for QK^T (and AV): S^2 over the whole row,
+    or the sum of L_i^2 over its documents under Costs.attention_count = "documents"."""
+    if s.costs.attention_count == "documents":
+        return sum(n * n for n in s.document_lengths)
+    return s.seq_len * s.seq_len
+
+
 def attention_scores(s: Settings, n_layers: int) -> list[LineItem]:
-    """QK^T and AV over all heads, 2*S^2*H each per sequence; backward is all input gradient."""
+    """QK^T and AV over all heads, 2*S^2*H each per sequence (2*H*sum L_i^2 per document under the documents
+    count); backward is all input gradient."""
     h, seq = s.shape.hidden, s.seq_len
     count = s.sequences * n_layers
-    one = count * s.costs.attention_factor * s.costs.matmul(seq, h, seq)
+    if s.costs.attention_count == "documents" and s.documents is not None:
+        one = count * s.costs.attention_factor * s.costs.matmul(model_score_entries(s), h, 1)
+    else:
+        one = count * s.costs.attention_factor * s.costs.matmul(seq, h, seq)
     return [
         LineItem("attention: Q K^T", "attention", "forward", "digital", "sequence", count, one),
         LineItem("attention: A V", "attention", "forward", "digital", "sequence", count, one),

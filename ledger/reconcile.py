@@ -2,12 +2,13 @@
 
 Each peer figure is data, not a formula: `data/peers/<source>.json` holds what that tool's own
 code returned for Llama-3-8B (or, for the Hyena counters, Llama-3-8B's width on the ledger's
-Hyena-2) at 2,048 and 4,096 tokens per sequence and 1,048,576 tokens per step, with the commit it
+Hyena-2) at 2,048, 4,096 and 8,192 tokens per sequence and 1,048,576 tokens per step (a row of packed
+documents also stores its documents), with the commit it
 was run at and the command (`data/peers/collect.py` ran them, outside the project). This module
 sets each figure beside the ledger's count and recounts the ledger's own line items with the
 row's switches thrown. A switch is a named accounting convention with the same value at every
 sequence length (never a number solved for), so a row whose switched ledger equals the peer's
-figure at both lengths is explained, not fitted.
+figure at every length is explained, not fitted.
 """
 from __future__ import annotations
 
@@ -22,13 +23,14 @@ from typing import Any, Sequence
 from .errors import LedgerError
 from .hardware import hardware_flops
 from .layers import RECOMPUTE, LineItem
+from .costs import ATTENTION_COUNTS
 from .settings import RECOMPUTE_MODES, Settings
 from .shapes import LLAMA3_8B, ModelShape
 from .step import step_items
 
 PEERS_DIR = Path(__file__).resolve().parent.parent / "data" / "peers"
 STEP_TOKENS = 1_048_576
-SEQ_LENS = (2048, 4096)
+SEQ_LENS = (2048, 4096, 8192)
 REPRODUCED_REL_TOL = 1e-12
 """Agreement asked of a reproduced row: float rounding of the peer's own arithmetic, nothing more."""
 
@@ -75,6 +77,18 @@ SOURCES: dict[str, dict[str, Any]] = {
         "model": "book", "run": "configured: Llama-3-8B's flags",
         "model_note": "Llama-3-8B",
         "note": "core attention halved for the causal mask (8873b55d, 6 March 2025)"},
+    "megatron-main": {
+        "variant": "transformer", "switches": {"causal_attention": True}, "reproduction": True,
+        "model": "book", "run": "configured: Llama-3-8B's flags, unpacked (BSHD) batches",
+        "model_note": "Llama-3-8B, one document per sequence",
+        "note": "main at d98e8a64 (22 August 2026) on unpacked batches: the same count as 8873b55d"},
+    "megatron-main-packed": {
+        "variant": "transformer", "switches": {"causal_attention": True, "attention_count": "documents"},
+        "reproduction": True, "model": "book",
+        "run": "configured: Llama-3-8B's flags, packed (THD) batches of the stated documents",
+        "model_note": "Llama-3-8B, every sequence packing the same illustrative documents",
+        "note": "main at d98e8a64 on packed batches: core attention from the sum of L_i^2 over the documents, "
+                "halved for the causal mask; token-linear work on the real tokens (no padding here)"},
     "eleutherai-cookbook": {
         "variant": "transformer",
         "switches": {"mlp_width": 16384, "lm_head": "forward only", "input_embedding_flops_per_token": 16384},
@@ -127,6 +141,8 @@ same figures ("equivalent") and the code that decides between them ("chosen_by")
 
 SWITCH_VALUES: dict[str, str] = {
     "causal_attention": "True or False: halve QK^T and AV for the causal mask",
+    "attention_count": "'sequence' (S^2 over the whole row, the ledger) or 'documents' (the sum of L_i^2 over the "
+                       "documents a row packs; Costs.attention_count)",
     "fft_constant": "a positive number c: one real FFT of length n costs c n log2 n",
     "fft_length": "'2S' (zero-padded, the ledger) or 'S' (unpadded)",
     "long_convs_per_layer": "a positive integer (the ledger's order-2 Hyena has 2)",
@@ -197,6 +213,8 @@ def switched_settings(settings: Settings, switches: dict[str, Any]) -> Settings:
             raise LedgerError(f"causal_attention = {switches['causal_attention']!r}: allowed are "
                               f"{SWITCH_VALUES['causal_attention']}")
         costs = replace(costs, causal_attention=switches["causal_attention"])
+    if "attention_count" in switches:
+        costs = replace(costs, attention_count=_choice(switches, "attention_count", ATTENTION_COUNTS, "sequence"))
     if "fft_constant" in switches:
         costs = replace(costs, fft_constant=switches["fft_constant"])
     cls = _UnpaddedFFT if _choice(switches, "fft_length", ("2S", "S"), "2S") == "S" else Settings
@@ -208,7 +226,7 @@ def switched_settings(settings: Settings, switches: dict[str, Any]) -> Settings:
     recompute = _choice(switches, "recompute", RECOMPUTE_MODES, settings.recompute)
     return cls(variant=settings.variant, seq_len=settings.seq_len, step_tokens=settings.step_tokens,
                block=settings.block, hybrid_attention_fraction=settings.hybrid_attention_fraction,
-               shape=shape, costs=costs, device=settings.device, recompute=recompute)
+               shape=shape, costs=costs, device=settings.device, recompute=recompute, documents=settings.documents)
 
 
 def switched_items(settings: Settings, switches: dict[str, Any]) -> list[LineItem]:
@@ -275,12 +293,31 @@ def peer_figure(source: str, seq_len: int, step_tokens: int = STEP_TOKENS) -> di
                       f"and {record['step_tokens']:,} tokens per step only")
 
 
-def switched_step_flops(source: str, seq_len: int, step_tokens: int = STEP_TOKENS) -> float:
-    """The ledger with `source`'s switches at any sequence length (the peer code ran at 2,048 and 4,096 only)."""
+def figure_settings(source: str, figure: dict[str, Any], step_tokens: int = STEP_TOKENS) -> Settings:
+    """The book's model as `source`'s figure ran it: its variant, sequence length, step and packed documents."""
+    docs = figure.get("documents")
+    return Settings(variant=SOURCES[source]["variant"], seq_len=figure["seq_len"], step_tokens=step_tokens,
+                    shape=LLAMA3_8B, documents=None if docs is None else tuple(docs))
+
+
+def packs_documents(source: str) -> bool:
+    """Whether `source`'s stored figures are of rows that pack several documents (a `documents` field)."""
+    return any("documents" in f for f in load_peer(source)["figures"])
+
+
+def switched_step_flops(source: str, seq_len: int, step_tokens: int = STEP_TOKENS,
+                        documents: Sequence[int] | None = None) -> float:
+    """The ledger with `source`'s switches at any sequence length (the peer code ran at 2,048, 4,096 and 8,192
+    only), every sequence packing `documents` (None: one document). A source of packed rows needs its documents:
+    its count depends on them."""
     spec = SOURCES.get(source)
     if spec is None:
         raise LedgerError(f"source {source!r}: allowed are {', '.join(SOURCES)}")
-    settings = Settings(variant=spec["variant"], seq_len=seq_len, step_tokens=step_tokens, shape=LLAMA3_8B)
+    if documents is None and packs_documents(source):
+        raise LedgerError(f"source {source!r} counts rows of packed documents: pass documents= (tokens of each "
+                          f"document, summing to seq_len = {seq_len})")
+    settings = Settings(variant=spec["variant"], seq_len=seq_len, step_tokens=step_tokens, shape=LLAMA3_8B,
+                        documents=None if documents is None else tuple(documents))
     return ledger_with_switches(settings, spec["switches"])
 
 
@@ -290,9 +327,7 @@ def reproduces(source: str, switches: dict[str, Any]) -> bool:
     if spec is None:
         raise LedgerError(f"source {source!r}: allowed are {', '.join(SOURCES)}")
     record = load_peer(source)
-    return all(math.isclose(ledger_with_switches(Settings(variant=spec["variant"], seq_len=f["seq_len"],
-                                                          step_tokens=record["step_tokens"], shape=LLAMA3_8B),
-                                                 switches),
+    return all(math.isclose(ledger_with_switches(figure_settings(source, f, record["step_tokens"]), switches),
                             f["step_flops"], rel_tol=REPRODUCED_REL_TOL) for f in record["figures"])
 
 
@@ -312,17 +347,19 @@ def reproducing_omissions(source: str) -> list[tuple[str, ...]]:
 
 
 def ledger_hardware_flops(source: str, seq_len: int, step_tokens: int = STEP_TOKENS,
-                          attention_kernel: str | None = None) -> float:
+                          attention_kernel: str | None = None, documents: Sequence[int] | None = None) -> float:
     """FLOPs the kernels execute in one step of the book's model for `source`'s row: its variant with
     Llama-3-8B's shape, its recompute switch, the attention core as `attention_kernel` runs it (default:
-    Settings' default, causal FlashAttention). Set beside the row's model count (ledger_step_flops)."""
+    Settings' default, causal FlashAttention, within each of `documents` when the row packs several). Set beside
+    the row's model count (ledger_step_flops)."""
     spec = SOURCES.get(source)
     if spec is None:
         raise LedgerError(f"source {source!r}: allowed are {', '.join(SOURCES)}")
     recompute = _choice(spec["switches"], "recompute", RECOMPUTE_MODES, "none")
     kernel = {} if attention_kernel is None else {"attention_kernel": attention_kernel}
     return hardware_flops(Settings(variant=spec["variant"], seq_len=seq_len, step_tokens=step_tokens,
-                                   shape=LLAMA3_8B, recompute=recompute, **kernel))
+                                   shape=LLAMA3_8B, recompute=recompute,
+                                   documents=None if documents is None else tuple(documents), **kernel))
 
 
 def reconciliation_counts() -> dict[str, int]:
@@ -359,12 +396,13 @@ def reconcile_rows(sources: Sequence[str] | None = None) -> list[dict[str, Any]]
         record = load_peer(source)
         for fig in record["figures"]:
             s, t = fig["seq_len"], record["step_tokens"]
-            settings = Settings(variant=spec["variant"], seq_len=s, step_tokens=t, shape=LLAMA3_8B)
+            settings = figure_settings(source, fig, t)
             ledger_flops = sum(i.flops for i in step_items(settings))
             switched = ledger_with_switches(settings, spec["switches"])
-            hardware = ledger_hardware_flops(source, s, t)
+            hardware = ledger_hardware_flops(source, s, t, documents=fig.get("documents"))
             rows.append({
                 "source": source, "variant": spec["variant"], "seq_len": s, "step_tokens": t,
+                "documents": list(settings.document_lengths),
                 "step_flops": float(fig["step_flops"]), "ledger_step_flops": float(ledger_flops),
                 "ledger_hardware_flops": float(hardware), "switches": dict(spec["switches"]), "ledger_with_switches_flops": float(switched),
                 "commit": record["commit"], "repository": record["repository"], "file": record["file"],

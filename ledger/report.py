@@ -27,15 +27,18 @@ def _unit(unit: UnitCost) -> dict[str, Any]:
 
 
 def build_rows(base: Settings, variants: Sequence[str] = VARIANTS,
-               seq_lens: Sequence[int] = DEFAULT_SEQ_LENS) -> list[tuple[StepRow, dict]]:
-    """One (row, why-the-share-falls breakdown) per variant and sequence length, from one ledger each.
+               seq_lens: Sequence[int] = DEFAULT_SEQ_LENS,
+               documents: Sequence[int] | None = None) -> list[tuple[StepRow, dict]]:
+    """One (row, why-the-share-falls breakdown) per variant and sequence length, from one ledger each; every
+    sequence packs `documents` (Settings.documents, which must sum to each length; None: one document each).
 
     The breakdown sets one long-convolution channel (per sequence) beside one MLP matrix (per token).
     """
     out = []
     for variant in variants:
         for seq_len in seq_lens:
-            s = make_settings(base, variant=variant, seq_len=seq_len)
+            s = make_settings(base, variant=variant, seq_len=seq_len,
+                              documents=None if documents is None else tuple(documents))
             items = step_items(s)
             why = {"variant": variant, "seq_len": seq_len, "matrix": _unit(matrix(s, "mlp up", items))}
             if s.hyena_layers:
@@ -45,13 +48,15 @@ def build_rows(base: Settings, variants: Sequence[str] = VARIANTS,
 
 
 def results_json(base: Settings, variants: Sequence[str] = VARIANTS,
-                 seq_lens: Sequence[int] = DEFAULT_SEQ_LENS, checks: Iterable | None = None) -> dict[str, Any]:
+                 seq_lens: Sequence[int] = DEFAULT_SEQ_LENS, checks: Iterable | None = None,
+                 documents: Sequence[int] | None = None) -> dict[str, Any]:
     """The JSON contract: model, step_tokens, rows (one per variant and length), plus settings and checks.
+    `documents`: the packed documents of every sequence (build_rows); each row carries its own.
 
     optical_speedup is null when infinite (JSON has no infinity).
     """
     shape = base.shape
-    rows = build_rows(base, variants, seq_lens)
+    rows = build_rows(base, variants, seq_lens, documents)
     return {
         "model": {"name": shape.name, "matrix_params": shape.matrix_params, "N": shape.N,
                   "n_layers": shape.n_layers, "hidden": shape.hidden, "n_heads": shape.n_heads,

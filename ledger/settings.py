@@ -83,6 +83,11 @@ class Settings:
     filter_build: str = "step"
     """Filter and weight-block spectra built once per "step" (the ledger's idealisation) or once per
     "micro-batch" per rank (a real run); see ledger.run."""
+    documents: tuple[int, ...] | None = None
+    """Tokens of each document packed into every sequence, in order, summing to seq_len (None: one document
+    of seq_len). Only attention sees them: the model count under Costs.attention_count = "documents" and the
+    flash-causal kernel (ledger.hardware), which attends within each document; every other operation runs over
+    the whole row (a Hyena long convolution included: the ledger does not restart it at a document's start)."""
 
     def __post_init__(self) -> None:
         if self.recompute not in RECOMPUTE_MODES:
@@ -100,6 +105,8 @@ class Settings:
         if self.variant not in VARIANTS:
             raise LedgerError(f"variant = {self.variant!r}: must be one of {', '.join(VARIANTS)}")
         check_positive_int("seq_len", self.seq_len)
+        if self.documents is not None:
+            object.__setattr__(self, "documents", check_documents(self.documents, self.seq_len))
         check_positive_int("step_tokens", self.step_tokens)
         if self.step_tokens % self.seq_len:
             raise LedgerError(
@@ -116,6 +123,11 @@ class Settings:
             if self.shape.vocab % self.block:
                 raise LedgerError(f"lm_head = 'circulant': block = {self.block} does not divide the vocabulary "
                                   f"({self.shape.vocab:,}); choose a block that does")
+
+    @property
+    def document_lengths(self) -> tuple[int, ...]:
+        """Tokens of each document in one sequence: `documents`, or the whole sequence as one."""
+        return (self.seq_len,) if self.documents is None else self.documents
 
     @property
     def engine(self) -> Engine:
@@ -153,6 +165,21 @@ class Settings:
     def channel_convolutions(self) -> int:
         """Long convolutions one sequence passes through: two per channel, H channels, every Hyena layer."""
         return 2 * self.shape.hidden * self.hyena_layers
+
+
+def check_documents(documents, seq_len: int) -> tuple[int, ...]:
+    """`documents` as a tuple if it is a non-empty list of positive integers summing to seq_len; else a LedgerError."""
+    if isinstance(documents, (str, bytes)) or not hasattr(documents, "__iter__"):
+        raise LedgerError(f"documents = {documents!r}: must be a list of positive integers (tokens per document) "
+                          f"summing to seq_len = {seq_len}")
+    lengths = tuple(documents)
+    if not lengths or any(isinstance(n, bool) or not isinstance(n, int) or n <= 0 for n in lengths):
+        raise LedgerError(f"documents = {list(lengths)!r}: must be a non-empty list of positive integers "
+                          "(tokens per document)")
+    if sum(lengths) != seq_len:
+        raise LedgerError(f"documents = {list(lengths)!r} sum to {sum(lengths):,} tokens: they must sum to "
+                          f"seq_len = {seq_len:,}")
+    return lengths
 
 
 def circulant_matrices(shape: ModelShape) -> tuple[tuple[str, int, int], ...]:

@@ -78,6 +78,8 @@ class StepRow:
     """Detector samples/s likewise."""
     break_even_link_rate: float | None = None
     """Link bytes/s each way likewise."""
+    documents: tuple[int, ...] = ()
+    """Tokens of each document packed into every sequence (Settings.document_lengths; one: the whole sequence)."""
 
     def to_json(self) -> dict[str, Any]:
         row = asdict(self)
@@ -85,6 +87,7 @@ class StepRow:
                     "break_even_link_rate"):
             if row[key] is None:
                 del row[key]
+        row["documents"] = list(self.documents)
         return row
 
 
@@ -141,7 +144,7 @@ def summarize(s: Settings, items: list[LineItem]) -> StepRow:
         net_speedup=seconds.net_speedup, time_share=seconds.time_share, amdahl_time=seconds.amdahl_time,
         mask_overlap=s.device.mask_overlap, break_even_input_rate=even["input_rate"],
         break_even_mask_rate=even["mask_rate"], break_even_detector_rate=even["detector_rate"],
-        break_even_link_rate=even["link_rate"],
+        break_even_link_rate=even["link_rate"], documents=s.document_lengths,
     )
 
 

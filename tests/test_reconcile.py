@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ledger import LLAMA3_8B, LedgerError, Settings, step_items, summarize
-from ledger.reconcile import (SOURCES, SWITCH_KEYS, format_table, ledger_with_switches, main, peer_figure,
+from ledger.reconcile import (SEQ_LENS, SOURCES, SWITCH_KEYS, format_table, ledger_with_switches, main, peer_figure,
                               reconcile_rows, reproduces, reproducing_omissions, switched_items,
                               switched_step_flops)
 
@@ -38,8 +38,10 @@ def test_record_has_provenance(source):
     assert re.fullmatch(r"[0-9a-f]{40}", rec["commit"]), "a full commit hash"
     assert rec["repository"].count("/") == 1 and rec["file"] and rec["method"]
     assert rec["step_tokens"] == T
-    assert sorted(f["seq_len"] for f in rec["figures"]) == [2048, 4096]
+    assert sorted(f["seq_len"] for f in rec["figures"]) == [2048, 4096, 8192]
     for f in rec["figures"]:
+        if "documents" in f:  # a row of packed documents: positive lengths summing to the row, named in the call
+            assert sum(f["documents"]) == f["seq_len"] and min(f["documents"]) > 0 and str(f["documents"]) in f["command"]
         assert f["command"] and str(f["seq_len"]) in f["command"]
         assert f["counts"] in ("model", "hardware")
         assert f["step_flops"] > 1e16
@@ -59,14 +61,14 @@ def test_row_is_the_stored_figure_with_provenance(key):
 def test_ledger_with_switches_reproduces_the_peer(key):
     """The ledger's own line items, the row's switches thrown, equal the peer code's output."""
     source, s = key
-    switched = switched_step_flops(source, s)
+    switched = switched_step_flops(source, s, documents=stored(source, s).get("documents"))
     assert math.isclose(switched, stored(source, s)["step_flops"], rel_tol=1e-12), source
     assert ROWS[key]["reproduced"]
 
 
 @pytest.mark.parametrize("source", sorted(SOURCES))
 def test_switches_are_the_same_at_every_length(source):
-    assert ROWS[(source, 2048)]["switches"] == ROWS[(source, 4096)]["switches"] == SOURCES[source]["switches"]
+    assert all(ROWS[(source, s)]["switches"] == SOURCES[source]["switches"] for s in SEQ_LENS)
     for v in SOURCES[source]["switches"].values():
         assert not isinstance(v, float) or v.is_integer(), "a convention, not a fitted fraction"
 
@@ -74,9 +76,12 @@ def test_switches_are_the_same_at_every_length(source):
 def _subset_reproduces(source, kept):
     """The ledger with only the `kept` switches of `source` against both stored figures (test's own loop)."""
     switches = {k: v for k, v in SOURCES[source]["switches"].items() if k in kept}
-    return all(math.isclose(ledger_with_switches(Settings(variant=SOURCES[source]["variant"], seq_len=s, step_tokens=T),
-                                                 switches), stored(source, s)["step_flops"], rel_tol=1e-9)
-               for s in (2048, 4096))
+    def settings(s):
+        docs = stored(source, s).get("documents")
+        return Settings(variant=SOURCES[source]["variant"], seq_len=s, step_tokens=T,
+                        documents=None if docs is None else tuple(docs))
+    return all(math.isclose(ledger_with_switches(settings(s), switches), stored(source, s)["step_flops"], rel_tol=1e-9)
+               for s in SEQ_LENS)
 
 
 @pytest.mark.parametrize("source", sorted(SOURCES))
@@ -248,8 +253,8 @@ def test_the_palm_row_with_the_ledgers_n_is_no_reproduction():
 
 def test_peer_figure_refuses_an_unrun_length():
     assert peer_figure("torchtitan", 4096)["step_flops"] == stored("torchtitan", 4096)["step_flops"]
-    with pytest.raises(LedgerError, match="seq_len = 8192.*2,048, 4,096"):
-        peer_figure("torchtitan", 8192)
+    with pytest.raises(LedgerError, match="seq_len = 16384.*2,048, 4,096, 8,192"):
+        peer_figure("torchtitan", 16384)
     with pytest.raises(LedgerError, match="source 'gpt-4'"):
         peer_figure("gpt-4", 4096)
 
@@ -258,6 +263,11 @@ def test_switched_counts_extend_to_any_length():
     """The switched ledger is defined at lengths the peers were not run at (for figures), and grows with S."""
     assert switched_step_flops("megatron-2025", 8192) < switched_step_flops("megatron-full-attention", 8192)
     assert switched_step_flops("savanna-hyena", 16384) > switched_step_flops("savanna-hyena", 4096)
+    # a source of packed rows needs its documents, and counts attention per document
+    with pytest.raises(LedgerError, match="megatron-main-packed' counts rows of packed documents: pass documents="):
+        switched_step_flops("megatron-main-packed", 8192)
+    assert (switched_step_flops("megatron-main-packed", 8192, documents=[4096, 4096])
+            == switched_step_flops("megatron-main", 4096))
 
 
 @pytest.mark.parametrize("switches, message", [
@@ -281,13 +291,15 @@ def test_bad_switch_refused(switches, message):
 def test_main_json_and_table(capsys):
     assert main(["--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert len(rows) == 2 * len(SOURCES)
+    assert len(rows) == len(SEQ_LENS) * len(SOURCES)
+    assert all(sum(r["documents"]) == r["seq_len"] for r in rows)
+    assert {tuple(r["documents"]) != (r["seq_len"],) for r in rows} == {False, True}
     assert all(r["commit"] and r["command"] and r["counts"] for r in rows)
     assert main([]) == 0
     out = capsys.readouterr().out
     assert "megatron-2025" in out and "nemo-hyena" in out and "hardware" in out
     assert all(r["model"] in ("book", "other") and "reproduction" in r for r in rows)
-    assert format_table(reconcile_rows(["torchtitan"])).count("\n") == 3
+    assert format_table(reconcile_rows(["torchtitan"])).count("\n") == 1 + len(SEQ_LENS)
 
 
 def test_megatron_padded_vocab():

@@ -83,7 +83,7 @@
   var MASK_OVERLAPS = ["serial", "overlapped"];
   // The prices device rates are quoted in (ledger/costs.py REFERENCE): every time divides work at these.
   var REFERENCE_COSTS = { fft_constant: 2.5, complex_mul_flops: 6, complex_add_flops: 2, flops_per_mac: 2,
-                          causal_attention: false };
+                          causal_attention: false, attention_count: "sequence" };
   // Kernel kinds (ledger/timing.py KERNELS) and those that run on tensor cores (ledger/step_time.py).
   var KERNELS = ["matmul", "fft_long", "fft_block", "block_product", "elementwise"];
   var TENSOR_KERNELS = ["matmul", "block_product"];
@@ -111,6 +111,9 @@
     // Cost conventions (ledger/costs.py Costs).
     fft_constant: 2.5, complex_mul_flops: 6, complex_add_flops: 2, flops_per_mac: 2,
     causal_attention: false,
+    // The count's attention over packed documents (Costs.attention_count): with one document per sequence,
+    // all the explorer runs, "sequence" and "documents" count the same, so it is not a control.
+    attention_count: "sequence",
     // Switches (ledger/settings.py): activation recomputation, the spectrum a mask holds, and the
     // optical engine's speed-up on the work it takes (Infinity: that work becomes free).
     recompute: "none", mask_spectrum: "one-sided", optical_speedup: Infinity, fft_length: "2S",
@@ -904,6 +907,8 @@
       all_digital_step_s: seconds.all_digital_step_s, hybrid_step_s: seconds.hybrid_step_s,
       net_speedup: seconds.net_speedup, time_share: seconds.time_share, amdahl_time: seconds.amdahl_time,
       mask_overlap: s.mask_overlap,
+      // one document per sequence: the explorer has no packed documents (Python: Settings.documents)
+      documents: [s.seq_len],
       // extras, not in StepRow
       flops_by_phase: byPhase,
       weight_mask_values: masks.weight_values, data_mask_values: masks.data_values,

@@ -36,7 +36,7 @@ import sys
 import types
 from pathlib import Path
 
-SEQ_LENS = (2048, 4096)
+SEQ_LENS = (2048, 4096, 8192)
 STEP_TOKENS = 1_048_576
 L, H, HEADS, KV_HEADS, FFN, VOCAB = 32, 4096, 32, 8, 14336, 128256
 
@@ -54,12 +54,14 @@ def head(mirror: Path, repo: str) -> str:
 
 
 def extract(source: str, name: str, cls: str | None = None) -> str:
-    """The source text of top-level function `name` (or method `name` of class `cls`)."""
+    """The source text of top-level function `name` (or method `name` of class `cls`), or of the top-level
+    assignment to `name`."""
     tree = ast.parse(source)
     scope = tree.body
     if cls:
         scope = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls).body
-    node = next(n for n in scope if isinstance(n, ast.FunctionDef) and n.name == name)
+    node = next(n for n in scope if (isinstance(n, ast.FunctionDef) and n.name == name) or
+                (isinstance(n, ast.Assign) and any(getattr(t, "id", None) == name for t in n.targets)))
     import textwrap
     return textwrap.dedent(ast.get_source_segment(source, node))
 
@@ -229,6 +231,83 @@ MEGATRON = {"megatron-full-attention": "8873b55d6aad08f0f535174746d2836df3dfa93b
             "megatron-2025": "8873b55d6aad08f0f535174746d2836df3dfa93b"}
 
 
+MEGATRON_MAIN = "d98e8a64ddf34856e74b24714e3bedb2f5a39553"
+"""Megatron-LM's main on 22 August 2026: the FLOP count takes the packed documents' sum of L_i and of L_i^2."""
+
+PACKED_DOCUMENTS = {2048: [700, 475, 300, 225, 150, 100, 62, 36],
+                    4096: [1400, 950, 600, 450, 300, 200, 125, 71],
+                    8192: [2800, 1900, 1200, 900, 600, 400, 250, 142]}
+"""An illustrative mix of documents packed into each row (the same in every row of the step): eight documents
+from about a third of the row down to under 2% of it. Not a published length distribution."""
+
+MAIN_HELPERS = (("megatron/core/models/gpt/experimental_attention_variant_module_specs.py",
+                 ("GDN_ATTENTION_VARIANTS", "_DEPRECATED_ATTENTION_VARIANT_ALIASES", "is_gated_delta_net_variant",
+                  "is_linear_attention_variant")),
+                ("megatron/training/utils/common_utils.py", ("is_hybrid_model",)))
+"""The module-level names main's num_floating_point_operations calls, extracted from their own files."""
+
+
+def _llama_args(s: int, **more) -> argparse.Namespace:
+    """Megatron's parsed flags for Llama-3-8B at sequence length s (tensor-parallel size 1)."""
+    return argparse.Namespace(
+        seq_length=s, num_layers=L, hidden_size=H, num_attention_heads=HEADS, kv_channels=H // HEADS,
+        group_query_attention=True, num_query_groups=KV_HEADS, ffn_hidden_size=FFN, swiglu=True,
+        padded_vocab_size=VOCAB, num_experts=None, moe_router_topk=2, moe_ffn_hidden_size=None,
+        moe_shared_expert_intermediate_size=None, moe_layer_freq=1, **more)
+
+
+MEGATRON_FLAGS = (f"--num-layers {L} --hidden-size {H} --num-attention-heads {HEADS} --kv-channels {H // HEADS} "
+                  f"--group-query-attention --num-query-groups {KV_HEADS} --ffn-hidden-size {FFN} --swiglu, "
+                  f"padded_vocab_size {VOCAB} (tensor-parallel size 1)")
+
+
+def megatron_main(mirror: Path, out: Path) -> None:
+    """Megatron-LM main: unpacked rows (BSHD, its defaults) and rows of packed documents (THD)."""
+    repo, path = "NVIDIA/Megatron-LM", "megatron/training/training.py"
+    ns: dict = {"Optional": __import__("typing").Optional}
+    for helper_path, names in MAIN_HELPERS:
+        helper = blob(mirror, repo, MEGATRON_MAIN, helper_path)
+        for name in names:
+            exec(extract(helper, name), ns)
+    exec(extract(blob(mirror, repo, MEGATRON_MAIN, path), "num_floating_point_operations"), ns)
+    count = ns["num_floating_point_operations"]
+    main_flags = dict(multi_latent_attention=False, attention_output_gate=False, experimental_attention_variant=None,
+                      mtp_num_layers=None, moe_latent_size=None, hybrid_layer_pattern=None)
+    unpacked, packed = [], []
+    for s in SEQ_LENS:
+        batch = STEP_TOKENS // s
+        unpacked.append({"seq_len": s, "step_flops": float(count(_llama_args(s, **main_flags), batch)),
+                         "counts": "model",
+                         "command": f"num_floating_point_operations(args, {batch}) with --seq-length {s} "
+                                    + MEGATRON_FLAGS})
+        docs = PACKED_DOCUMENTS[s]
+        # what update_seqlen_stats_from_cu_seqlens accumulates over the step's rows: sum L_i and sum L_i^2 of the
+        # REAL (unpadded) documents, here `batch` rows of the same documents with no padding
+        real_tokens, squares = batch * sum(docs), batch * sum(n * n for n in docs)
+        packed.append({"seq_len": s, "documents": docs,
+                       "step_flops": float(count(_llama_args(s, **main_flags), batch,
+                                                 seqlen_squared_sum_in_batch=squares,
+                                                 total_real_tokens_in_batch=real_tokens)),
+                       "counts": "model",
+                       "command": (f"num_floating_point_operations(args, {batch}, seqlen_squared_sum_in_batch="
+                                   f"{squares}, total_real_tokens_in_batch={real_tokens}) with --seq-length {s} "
+                                   + MEGATRON_FLAGS + f"; each of the {batch} rows packs documents of {docs} tokens")})
+    method = ("num_floating_point_operations extracted (ast) from training.py at the commit, with the module-level "
+              "helpers it calls (is_linear_attention_variant, is_gated_delta_net_variant and their constants from "
+              "megatron/core/models/gpt/experimental_attention_variant_module_specs.py, is_hybrid_model from "
+              "megatron/training/utils/common_utils.py) extracted from their files, and called with an argparse "
+              "Namespace of the flags (the flags main added left at their defaults: no MLA, no output gate, no "
+              "linear-attention variant, no MTP, no hybrid pattern).")
+    record(out, "megatron-main", repo, MEGATRON_MAIN, path,
+           method + " Unpacked (BSHD) batches: no sequence statistics, so the closed form's batch x S and "
+           "batch x S^2.", unpacked)
+    record(out, "megatron-main-packed", repo, MEGATRON_MAIN, path,
+           method + " Packed (THD) batches: the two statistics training.py drains from "
+           "consume_seqlen_stats_in_iteration, sum L_i and sum L_i^2 over the real documents of the step "
+           "(update_seqlen_stats_from_cu_seqlens takes them from cu_seqlens), computed here from the stated "
+           "illustrative documents, the same in every row, with no padding.", packed)
+
+
 def megatron(mirror: Path, out: Path) -> None:
     repo, path = "NVIDIA/Megatron-LM", "megatron/training/training.py"
     git = mirror / repo.replace("/", "+") / "repo"
@@ -359,7 +438,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("only", nargs="*")
     args = parser.parse_args()
-    for fn in (cookbook, savanna, nemo, megatron, nanogpt, torchtitan):
+    for fn in (cookbook, savanna, nemo, megatron, megatron_main, nanogpt, torchtitan):
         if not args.only or fn.__name__ in args.only:
             fn(args.mirror, args.out)
 

@@ -242,6 +242,17 @@ NO_DOCUMENT_MASK = change("a packed row's kernel skipped only the tiles above th
                           wrapped(hardware, "packed_causal_score_entries", _no_document_mask))
 
 
+def _row_not_documents(original: Callable) -> Callable:
+    def model_score_entries(s: Settings) -> int:
+        original(s)
+        return s.seq_len * s.seq_len
+    return model_score_entries
+
+
+DOCUMENTS_COUNTED_AS_ROW = change("the documents count priced attention over the whole row, S^2, like the sequence count",
+                                  wrapped(layers, "model_score_entries", _row_not_documents))
+
+
 def _bluestein(original: Callable) -> Callable:
     def rfft(self: Costs, n: int) -> float:
         if n & (n - 1) == 0:
