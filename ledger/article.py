@@ -425,7 +425,7 @@ def data_parallel_seconds(n_params: float, devices: int, topology: Topology | No
                                  overhead_s=overhead_s)["seconds"]
 
 
-DATA_PARALLEL_SCHEMES = ("ddp-all-reduce", "megatron-distributed-optimizer", "fsdp2-reshard-after-forward")
+DATA_PARALLEL_SCHEMES = ("ddp-all-reduce", "ddp-no-sync", "megatron-distributed-optimizer", "fsdp2-reshard-after-forward")
 """The data-parallel communication patterns `data_parallel_traffic` models."""
 
 
@@ -442,8 +442,11 @@ def data_parallel_traffic(scheme: str, n_params: float, devices: int, micro_batc
     """One optimizer step's data-parallel traffic per device, for a framework's pattern, with
     `micro_batches` forward-backward passes (gradient accumulation) per step:
 
-    - "ddp-all-reduce": plain data parallelism, one all-reduce of the gradients per step (DDP skips
-      the synchronisation of all but the last micro-batch): 2 x gradient_bytes per parameter.
+    - "ddp-all-reduce": plain data parallelism as PyTorch's DistributedDataParallel runs by default, an
+      all-reduce of the gradients in every backward pass, so once per micro-batch: micro_batches x 2 x
+      gradient_bytes per parameter.
+    - "ddp-no-sync": the same with every micro-batch's backward but the last inside DDP's `no_sync()`,
+      so one all-reduce per step: 2 x gradient_bytes per parameter.
     - "megatron-distributed-optimizer" (ZeRO-1/2): one gradient reduce-scatter per step, issued in the
       last micro-batch's backward, and one all-gather of the updated weights after the optimizer step
       (or overlapping the next forward): gradient_bytes + weight_bytes, whatever `micro_batches`.
@@ -468,6 +471,8 @@ def data_parallel_traffic(scheme: str, n_params: float, devices: int, micro_batc
         raise LedgerError(f"gathered_once_params = {gathered_once_params!r}: must be a number from 0 to n_params")
     topology = H100_NODES if topology is None else topology
     if scheme == "ddp-all-reduce":
+        calls = m * [("all_reduce", n * gb)]
+    elif scheme == "ddp-no-sync":
         calls = [("all_reduce", n * gb)]
     elif scheme == "megatron-distributed-optimizer":
         calls = [("reduce_scatter", n * gb), ("all_gather", n * wb)]
@@ -476,7 +481,7 @@ def data_parallel_traffic(scheme: str, n_params: float, devices: int, micro_batc
                      ("reduce_scatter", n * gb)]
     moved = sum(size * COLLECTIVE_BUS_FACTOR[kind](d) for kind, size in calls)
     seconds = sum(collective_seconds(kind, size, d, topology, overhead_s) for kind, size in calls if size > 0)
-    return {"bytes_per_param": sum(size for _, size in calls) / n * (2 if scheme == "ddp-all-reduce" else 1),
+    return {"bytes_per_param": sum(size for _, size in calls) / n * (2 if scheme.startswith("ddp") else 1),
             "bytes": moved, "seconds": seconds}
 
 

@@ -27,6 +27,7 @@ from .costs import ATTENTION_COUNTS
 from .settings import RECOMPUTE_MODES, Settings
 from .shapes import LLAMA3_8B, ModelShape
 from .step import step_items
+from .table import step_row
 
 PEERS_DIR = Path(__file__).resolve().parent.parent / "data" / "peers"
 STEP_TOKENS = 1_048_576
@@ -360,6 +361,43 @@ def ledger_hardware_flops(source: str, seq_len: int, step_tokens: int = STEP_TOK
     return hardware_flops(Settings(variant=spec["variant"], seq_len=seq_len, step_tokens=step_tokens,
                                    shape=LLAMA3_8B, recompute=recompute,
                                    documents=None if documents is None else tuple(documents), **kernel))
+
+
+PRACTICE_SEQ_LEN = 8192
+"""The row length torchtitan's Llama 3 8B recipe trains at (num_tokens_per_microbatch_per_dp_rank = 8,192)."""
+
+
+def document_mixes(seq_len: int = PRACTICE_SEQ_LEN) -> dict[str, tuple[int, ...]]:
+    """Illustrative mixes of documents packed into one row of `seq_len` tokens (not a published length
+    distribution): one document, two halves, the eight documents of the stored packed Megatron row (at
+    8,192 tokens), and sixteen of a sixteenth."""
+    mixes = {"one document": (seq_len,), "two halves": (seq_len // 2, seq_len - seq_len // 2)}
+    stored = [f for f in load_peer("megatron-main-packed")["figures"] if f["seq_len"] == seq_len]
+    if stored:
+        mixes["eight documents (the packed Megatron row)"] = tuple(stored[0]["documents"])
+    if seq_len % 16 == 0:
+        mixes["sixteen equal documents"] = (seq_len // 16,) * 16
+    return mixes
+
+
+def packed_counts(documents: Sequence[int], seq_len: int = PRACTICE_SEQ_LEN, step_tokens: int = STEP_TOKENS,
+                  peak_flops: float = 989.4e12) -> dict[str, float]:
+    """One Llama-3-8B step whose rows pack `documents`: torchtitan's count (the whole row), Megatron-LM main's
+    (per document, causal halving), what the flash-causal kernel executes (masked within each document, no
+    recomputation), the step's seconds in the ledger's time model (ledger.step_time: the kernel's work at the
+    engine's GPU rates) and the utilisation each count gives over those seconds at `peak_flops` per GPU (the
+    H100 SXM's dense BF16 peak, nvidia2023h100): MFU for the two counts, HFU for the kernel's."""
+    docs = tuple(documents)
+    row = step_row(variant="transformer", seq_len=seq_len, step_tokens=step_tokens, documents=docs)
+    counts = {"torchtitan": switched_step_flops("torchtitan", seq_len, step_tokens),
+              "megatron": switched_step_flops("megatron-main-packed", seq_len, step_tokens, documents=docs),
+              "kernel": row.hardware_flops}
+    seconds = row.all_digital_step_s
+    gpus = Settings().device.gpus
+    out = {f"{k}_flops": v for k, v in counts.items()}
+    out.update({f"{k}_utilization": v / (seconds * gpus * peak_flops) for k, v in counts.items()})
+    out["step_s"] = seconds
+    return out
 
 
 def reconciliation_counts() -> dict[str, int]:

@@ -78,7 +78,10 @@ def test_data_parallel_traffic_per_framework():
     (fp32 reduce-scatter, bf16 all-gather) whatever the accumulation, FSDP2 with reshard after forward
     2 + 2 + 4 in every micro-batch; the ring moves (d - 1)/d of each."""
     n, d = 1000, 4
-    ddp = article.data_parallel_traffic("ddp-all-reduce", n, d, micro_batches=4)
+    ddp = article.data_parallel_traffic("ddp-no-sync", n, d, micro_batches=4)
+    # DDP's default synchronises in every backward pass: one all-reduce per micro-batch
+    every = article.data_parallel_traffic("ddp-all-reduce", n, d, micro_batches=4)
+    assert every["bytes_per_param"] == 4 * 8 and every["bytes"] == 4 * 0.75 * n * 8
     dist = article.data_parallel_traffic("megatron-distributed-optimizer", n, d, micro_batches=4)
     fsdp = article.data_parallel_traffic("fsdp2-reshard-after-forward", n, d, micro_batches=4)
     assert (ddp["bytes_per_param"], dist["bytes_per_param"], fsdp["bytes_per_param"]) == (8, 6, 32)
