@@ -628,7 +628,9 @@ def optimizer_time_share(n_params: float, step_flops: float, bandwidth: float, f
                          sharded: bool = True) -> dict[str, float]:
     """Optimizer traffic time against the matmuls' time for one step, per device.
 
-    The step's FLOPs are split over `devices`, each sustaining `flops_rate`; each device reads and writes
+    The step's FLOPs are split over `devices`, each sustaining `flops_rate`: pass the FLOPs the hardware
+    executes (TableRow.hardware_flops, ledger.hardware), since time divides what the kernels run, not the
+    model count (TableRow.step_flops); each device reads and writes
     its optimizer state at `bandwidth` bytes/s. Sharded (ZeRO-style) state splits the traffic over the
     devices too; replicated state (plain data parallelism) makes every device update all N parameters.
     Returns optimizer_s, matmul_s (seconds per device per step) and their ratio.
