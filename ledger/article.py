@@ -10,11 +10,13 @@ LedgerError naming the value.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from .errors import LedgerError, check_positive_number
+from .hardware import attention_core_items
 from .layers import LineItem
+from .settings import Settings
 from .shapes import ModelShape
 from .step import recomputed
 
@@ -97,7 +99,9 @@ def crossover_seq_len(shape: ModelShape) -> float:
 # --- arithmetic intensity and the roofline -------------------------------------------------------
 
 def arithmetic_intensity(m: float, k: float, b: float, bytes_per_element: float = 1.0) -> float:
-    """FLOPs per element moved by an (m x k) @ (k x b) product: 2MKB / (MK + KB + MB).
+    """FLOPs per element moved by an (m x k) @ (k x b) product: 2MKB / (MK + KB + MB). In chapter 11's
+    notation the (m x k) operand is a weight matrix (m outputs, k inputs) and the (k x b) one a batch of
+    b token vectors; the intensity is symmetric in m and b.
 
     With bytes_per_element (2 for bf16) the result is FLOPs per byte; the default 1 gives FLOPs per element.
     """
@@ -114,14 +118,15 @@ def fft_intensity(n: int) -> float:
 
 def weight_quantised_intensity(m: float, k: float, b: float, weight_bytes: float,
                                activation_bytes: float = 2.0) -> float:
-    """FLOPs per byte of an (m x k) @ (k x b) product whose k x b weights are stored in `weight_bytes`
-    bytes each (int8: 1, int4: 0.5) while the activations and the result stay in `activation_bytes`
-    (bf16: 2): 2MKB / (KB * weight_bytes + (MK + MB) * activation_bytes). Weight-only quantisation
-    raises a decode product's intensity by about activation_bytes / weight_bytes."""
+    """FLOPs per byte of an (m x k) weight matrix (m outputs, k inputs) applied to a batch of b token
+    vectors, its weights stored in `weight_bytes` bytes each (int8: 1, int4: 0.5) while the k x b
+    inputs and the m x b result stay in `activation_bytes` (bf16: 2):
+    2MKB / (MK * weight_bytes + (KB + MB) * activation_bytes). Weight-only quantisation raises a
+    decode product's intensity by about activation_bytes / weight_bytes."""
     m, k, b = check_positive_number("m", m), check_positive_number("k", k), check_positive_number("b", b)
     wb = check_positive_number("weight_bytes", weight_bytes)
     ab = check_positive_number("activation_bytes", activation_bytes)
-    return 2 * m * k * b / (k * b * wb + (m * k + m * b) * ab)
+    return 2 * m * k * b / (m * k * wb + (k * b + m * b) * ab)
 
 
 def small_batch_intensity(m: float, b: float) -> float:
@@ -142,19 +147,23 @@ def roofline(intensity: float, peak_flops: float, bandwidth: float) -> float:
 
 def attainable_matmul_flops(m: float, k: float, b: float, peak_flops: float, bandwidth: float,
                             bytes_per_element: float = 2.0) -> float:
-    """Roofline FLOP/s of an (m x k) @ (k x b) product whose operands move once (bf16 by default)."""
+    """Roofline FLOP/s of an (m x k) @ (k x b) product (m outputs, k inputs, b tokens) whose operands
+    move once (bf16 by default)."""
     return roofline(arithmetic_intensity(m, k, b, bytes_per_element), peak_flops, bandwidth)
 
 
-def ridge_batch(k: float, b: float, peak_flops: float, bandwidth: float, bytes_per_element: float = 2.0) -> float:
-    """Smallest m at which an (m x k) @ (k x b) product reaches the ridge point (inf if it never does).
+def ridge_batch(m: float, k: float, peak_flops: float, bandwidth: float, bytes_per_element: float = 2.0) -> float:
+    """Smallest batch b of token vectors at which an (m x k) weight matrix applied to them, an
+    (m x k) @ (k x b) product, reaches the ridge point (inf if it never does).
 
-    Solves 2mkb / ((mk + kb + mb) * bytes) = peak / bandwidth for m.
+    Solves 2mkb / ((mk + kb + mb) * bytes) = peak / bandwidth for b; the result is symmetric in m and k,
+    and, the intensity being symmetric in m and b, ridge_batch(b, k) is also the fewest outputs m a
+    product of b tokens needs.
     """
-    k, b = check_positive_number("k", k), check_positive_number("b", b)
+    m, k = check_positive_number("m", m), check_positive_number("k", k)
     rb = ridge_point(peak_flops, bandwidth) * check_positive_number("bytes_per_element", bytes_per_element)
-    denominator = 2 * k * b - rb * (k + b)
-    return rb * k * b / denominator if denominator > 0 else math.inf
+    denominator = 2 * m * k - rb * (m + k)
+    return rb * m * k / denominator if denominator > 0 else math.inf
 
 
 # --- a whole run ---------------------------------------------------------------------------------
@@ -292,27 +301,29 @@ def collective_seconds(kind: str, size_bytes: float, ranks: int, topology: Topol
 
 # --- tensor parallelism against the ridge -------------------------------------------------------
 
-def tensor_parallel_ridge_degree(tokens: float, k: float, b: float, peak_flops: float, bandwidth: float,
+def tensor_parallel_ridge_degree(tokens: float, k: float, m: float, peak_flops: float, bandwidth: float,
                                  bytes_per_element: float = 2.0, max_degree: int = 1024) -> int:
-    """Smallest power-of-two tensor-parallel degree t at which a (tokens x k) @ (k x b/t) product,
-    its b columns split over t devices (Megatron column parallelism), falls below the ridge point.
+    """Smallest power-of-two tensor-parallel degree t at which an (m x k) weight matrix, its m outputs
+    split over t devices (Megatron-LM's column parallelism, which writes the product as X A with A of
+    k x m and splits A's columns), applied to `tokens` token vectors falls below the ridge point.
 
-    The intensity is symmetric in tokens and columns, so the shard falls below the ridge once b/t is
-    under ridge_batch(k, tokens). Raises LedgerError if no degree up to max_degree does.
+    The intensity is symmetric in the outputs and the tokens, so the shard falls below the ridge once
+    m/t is under ridge_batch(tokens, k). Raises LedgerError if no degree up to max_degree does.
     """
-    b = check_positive_number("b", b)
-    need = ridge_batch(k, tokens, peak_flops, bandwidth, bytes_per_element)
+    m = check_positive_number("m", m)
+    need = ridge_batch(tokens, k, peak_flops, bandwidth, bytes_per_element)
     t = 1
     while t <= max_degree:
-        if b / t < need:
+        if m / t < need:
             return t
         t *= 2
     raise LedgerError(f"max_degree = {max_degree!r}: the product stays above the ridge up to that degree")
 
 
-def tensor_parallel_allreduce(tokens: float, shape: ModelShape, degree: int, flops_rate: float,
-                              topology: "Topology | None" = None, bytes_per_value: float = 2.0,
-                              seq_len: float | None = None, causal: bool = False,
+def tensor_parallel_allreduce(tokens: int, shape: ModelShape, degree: int, flops_rate: float,
+                              topology: Topology | None = None, bytes_per_value: float = 2.0,
+                              seq_len: int | None = None, attention_kernel: str | None = None,
+                              attention_tile: int | None = None,
                               overhead_s: float = 0.0) -> dict[str, float]:
     """Megatron-style tensor parallelism of one layer for one micro-batch of `tokens` tokens, per device.
 
@@ -321,26 +332,33 @@ def tensor_parallel_allreduce(tokens: float, shape: ModelShape, degree: int, flo
     gradients of the QKV and MLP up/gate products); sequence parallelism replaces each all-reduce by a
     reduce-scatter and an all-gather of the same volume. Each all-reduce takes `collective_seconds` over
     the `topology` (default H100_NODES: NVLink inside an 8-GPU node, one 400 Gb/s NIC per GPU between
-    nodes), its t ranks packed into nodes. The layer's matrix work, split over the t devices at
-    `flops_rate`, is 6 x tokens x its weights plus the attention products QK^T and AV,
-    12 x tokens x seq_len x H (halved if `causal`, as a kernel that skips masked tiles roughly does);
-    seq_len defaults to tokens (one sequence per micro-batch).
-    Returns comm_s, matmul_s (seconds per device; attention_s of it the attention products) and
-    ratio = comm_s / matmul_s (0 at t = 1).
+    nodes), its t ranks packed into nodes.
+
+    The layer's matrix work is what the kernels execute, its hardware FLOPs (ledger.hardware), split
+    over the t devices at `flops_rate`: the weight products as counted, 6 x tokens x the layer's
+    weights, and the attention core (QK^T and AV) as `attention_kernel` runs it
+    (hardware.attention_core_items; None: Settings' default, "flash-causal", which skips the tiles
+    above the diagonal, tiles of `attention_tile` (None: Settings' default, 128), and recomputes QK^T in
+    its backward; "dense" executes the model count, 12 x tokens x seq_len x H). seq_len defaults to
+    tokens (one sequence per micro-batch) and must divide tokens. Returns comm_s, matmul_s (seconds per device; attention_s of it the attention core)
+    and ratio = comm_s / matmul_s (0 at t = 1).
     """
-    check_positive_number("degree", degree)
-    if isinstance(degree, bool) or not isinstance(degree, int):
+    if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:
         raise LedgerError(f"degree = {degree!r}: must be a positive integer")
-    if not isinstance(causal, bool):
-        raise LedgerError(f"causal = {causal!r}: must be True or False")
-    n = check_positive_number("tokens", tokens)
-    s = n if seq_len is None else check_positive_number("seq_len", seq_len)
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1:
+        raise LedgerError(f"tokens = {tokens!r}: must be a positive integer (tokens per micro-batch)")
+    s = tokens if seq_len is None else seq_len
+    if isinstance(s, bool) or not isinstance(s, int) or s < 1 or tokens % s:
+        raise LedgerError(f"seq_len = {s!r}: must be a positive integer that divides tokens = {tokens}")
     topology = H100_NODES if topology is None else topology
-    size = n * shape.hidden * check_positive_number("bytes_per_value", bytes_per_value)
+    size = tokens * shape.hidden * check_positive_number("bytes_per_value", bytes_per_value)
     comm_s = 4 * collective_seconds("all_reduce", size, degree, topology, overhead_s) if degree > 1 else 0.0
     rate = check_positive_number("flops_rate", flops_rate)
-    attention_s = 12 * n * s * shape.hidden * (0.5 if causal else 1.0) / degree / rate
-    matmul_s = 6 * n * layer_params_exact(shape) / degree / rate + attention_s
+    kernel = {} if attention_kernel is None else {"attention_kernel": attention_kernel}
+    tile = {} if attention_tile is None else {"attention_tile": attention_tile}
+    one_layer = Settings(variant="transformer", seq_len=s, step_tokens=tokens, shape=shape, **kernel, **tile)
+    attention_s = sum(i.flops for i in attention_core_items(one_layer, n_layers=1)) / degree / rate
+    matmul_s = 6 * tokens * layer_params_exact(shape) / degree / rate + attention_s
     return {"comm_s": comm_s, "matmul_s": matmul_s, "attention_s": attention_s, "ratio": comm_s / matmul_s}
 
 
@@ -351,8 +369,33 @@ def fused_qkv_columns(shape: ModelShape) -> int:
 
 def whole_kv_heads_up_to(shape: ModelShape) -> int:
     """The largest tensor-parallel degree at which every device holds whole key/value heads of its own:
-    the number of key/value heads. Past it, heads must be replicated on several devices."""
+    the number of key/value heads. Past it, several devices share each head: Megatron-LM (since December
+    2025) splits the fused QKV product's outputs as before and all-gathers them, so that each device of a
+    group receives its group's key and value heads."""
     return shape.n_kv_heads
+
+
+MEGATRON_TP_COMMIT = "d98e8a64ddf34856e74b24714e3bedb2f5a39553"
+"""The NVIDIA/Megatron-LM commit whose tensor-parallel rule `megatron_accepts_tp_degree` follows."""
+MEGATRON_KV_SUB_SHARDING_COMMIT = "f7dfb9979519b5397d98512aef223bae214e40df"
+"""Megatron-LM's "Support TP greater than num_kv_heads by supporting QKV activation sub-sharding" (7 December 2025)."""
+
+
+def megatron_accepts_tp_degree(shape: ModelShape, degree: int, kv_sub_sharding: bool = True) -> bool:
+    """Whether Megatron-LM accepts tensor-parallel degree `degree` for a model of `shape`
+    (TransformerConfig.__post_init__ at MEGATRON_TP_COMMIT): the query heads must be a multiple of it,
+    and the key/value groups a multiple or a divisor of it. With more devices than groups each device
+    still holds 1/degree of the fused QKV product's outputs, and the product's output is all-gathered
+    so that every device gets its group's key and value heads. kv_sub_sharding=False gives the rule
+    before MEGATRON_KV_SUB_SHARDING_COMMIT: the groups must be a multiple of the degree."""
+    if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:
+        raise LedgerError(f"degree = {degree!r}: must be a positive integer")
+    if not isinstance(kv_sub_sharding, bool):
+        raise LedgerError(f"kv_sub_sharding = {kv_sub_sharding!r}: must be True or False")
+    groups = shape.n_kv_heads
+    if shape.n_heads % degree:
+        return False
+    return groups % degree == 0 or (kv_sub_sharding and degree % groups == 0)
 
 
 # --- parallel layouts ---------------------------------------------------------------------------
@@ -590,7 +633,9 @@ def optimizer_time_share(n_params: float, step_flops: float, bandwidth: float, f
                          sharded: bool = True) -> dict[str, float]:
     """Optimizer traffic time against the matmuls' time for one step, per device.
 
-    The step's FLOPs are split over `devices`, each sustaining `flops_rate`; each device reads and writes
+    The step's FLOPs are split over `devices`, each sustaining `flops_rate`: pass the FLOPs the hardware
+    executes (TableRow.hardware_flops, ledger.hardware), since time divides what the kernels run, not the
+    model count (TableRow.step_flops); each device reads and writes
     its optimizer state at `bandwidth` bytes/s. Sharded (ZeRO-style) state splits the traffic over the
     devices too; replicated state (plain data parallelism) makes every device update all N parameters.
     Returns optimizer_s, matmul_s (seconds per device per step) and their ratio.

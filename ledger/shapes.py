@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import LedgerError, check_positive_int
 
@@ -21,6 +22,13 @@ HF_KEYS = {
 LLAMA_STYLE_MODEL_TYPES = ("llama", "mistral")
 # Keys that mark a mixture-of-experts MLP, which the ledger cannot count as one dense MLP.
 MOE_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_intermediate_size")
+# Hugging Face's defaults for keys a config may leave out, where they differ by architecture
+# (transformers' LlamaConfig and MistralConfig): no grouping for Llama, 8 key/value heads and a
+# sliding window of 4,096 tokens for Mistral.
+HF_DEFAULT_KV_HEADS = {"mistral": 8}
+HF_DEFAULT_SLIDING_WINDOW = {"mistral": 4096}
+# Boolean keys of a Llama config that add weights the ledger's block does not have (false by default).
+BIAS_KEYS = ("attention_bias", "mlp_bias")
 
 
 @dataclass(frozen=True)
@@ -104,7 +112,7 @@ class ModelShape:
         return layers + self.embedding_params  # the LM head, dense, tied or not
 
     @classmethod
-    def from_hf_config(cls, config: Mapping[str, Any] | str | Path, name: str | None = None) -> "ModelShape":
+    def from_hf_config(cls, config: Mapping[str, Any] | str | Path, name: str | None = None) -> ModelShape:
         """Read a Hugging Face config.json (a path or an already-parsed dict) of a Llama-style model."""
         if not isinstance(config, Mapping):
             path = Path(config)
@@ -120,14 +128,15 @@ class ModelShape:
                 raise LedgerError(
                     f"{key} = {config[key]!r}: mixture-of-experts models are not supported "
                     "(the ledger counts one dense SwiGLU MLP per layer)")
+        check_counted_as_llama(config)
         values: dict[str, Any] = {}
         for key, field in HF_KEYS.items():
             if key not in config:
-                if key == "num_key_value_heads":  # Hugging Face's default: no grouping
+                if key == "num_key_value_heads":  # Hugging Face's default: 8 for Mistral, no grouping for Llama
                     continue
                 raise LedgerError(f"config is missing {key!r}: a Llama-style config needs {', '.join(HF_KEYS)}")
             values[field] = check_positive_int(key, config[key])
-        values.setdefault("n_kv_heads", values["n_heads"])
+        values.setdefault("n_kv_heads", HF_DEFAULT_KV_HEADS.get(model_type, values["n_heads"]))
         head_dim = config.get("head_dim")
         if head_dim is not None and head_dim * values["n_heads"] != values["hidden"]:
             raise LedgerError(
@@ -136,6 +145,35 @@ class ModelShape:
         if not isinstance(tied, bool):
             raise LedgerError(f"tie_word_embeddings = {tied!r}: must be true or false")
         return cls(**values, tied_embeddings=tied, name=name or config.get("_name_or_path", "custom"))
+
+
+def check_counted_as_llama(config: Mapping[str, Any]) -> None:
+    """Refuse, with a LedgerError naming the key, a config whose other keys make its step differ from
+    the Llama block the ledger counts (full causal attention in every layer, no biases, an LM head):
+    a sliding attention window (`sliding_window`, which Hugging Face's MistralConfig sets to 4,096
+    when the key is absent), layers other than full attention (`layer_types`), biases
+    (`attention_bias`, `mlp_bias`), and a head other than the causal LM's (`architectures`)."""
+    model_type = config.get("model_type")
+    window = config.get("sliding_window", HF_DEFAULT_SLIDING_WINDOW.get(model_type))
+    if window is not None:
+        given = "sliding_window" in config
+        raise LedgerError(
+            f"sliding_window = {window!r}{'' if given else ' (Hugging Face default for ' + repr(model_type) + ', absent)'}"
+            ": the ledger counts full attention only (no window on the keys); allowed: null")
+    layer_types = config.get("layer_types")
+    if layer_types is not None and (isinstance(layer_types, (str, bytes)) or not hasattr(layer_types, "__iter__")
+                                    or any(t != "full_attention" for t in layer_types)):
+        raise LedgerError(f"layer_types = {layer_types!r}: the ledger counts full attention in every layer; "
+                          "allowed: only \"full_attention\"")
+    for key in BIAS_KEYS:
+        if config.get(key, False) is not False:
+            raise LedgerError(f"{key} = {config[key]!r}: the ledger's Llama block has no biases; allowed: false")
+    architectures = config.get("architectures")
+    if architectures is not None and (isinstance(architectures, (str, bytes)) or not hasattr(architectures, "__iter__")
+                                      or not all(isinstance(a, str) and a.endswith("ForCausalLM")
+                                                 for a in architectures)):
+        raise LedgerError(f"architectures = {architectures!r}: the ledger counts a causal LM's head over the "
+                          "vocabulary; allowed: ...ForCausalLM")
 
 
 def read_config(path: Path) -> Mapping[str, Any]:

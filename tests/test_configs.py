@@ -1,4 +1,5 @@
-"""The shipped Hugging Face configs load; mixture-of-experts and non-Llama configs are refused."""
+"""The shipped Hugging Face configs load; mixture-of-experts, non-Llama and sliding-window configs, and keys that
+change what a step executes, are refused."""
 import json
 from pathlib import Path
 
@@ -74,3 +75,50 @@ def test_missing_key_refused():
     broken["model_type"] = "llama"
     with pytest.raises(LedgerError, match="missing 'intermediate_size'"):
         ModelShape.from_hf_config(broken)
+
+
+MISTRAL_7B_V01 = {"architectures": ["MistralForCausalLM"], "model_type": "mistral", "hidden_size": 4096,
+                  "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32,
+                  "num_key_value_heads": 8, "vocab_size": 32000, "max_position_embeddings": 32768,
+                  "sliding_window": 4096, "tie_word_embeddings": False}
+"""Mistral-7B-v0.1's config.json (the fields the ledger reads, and its 4,096-token sliding window)."""
+
+
+def test_sliding_window_refused_naming_the_field():
+    """The ledger prices full attention; a window of 4,096 would cost far less at long S, so a config that
+    sets one is refused, not priced as if it attended every earlier key."""
+    with pytest.raises(LedgerError, match=r"^sliding_window = 4096: the ledger counts full attention only.*allowed: null$"):
+        ModelShape.from_hf_config(MISTRAL_7B_V01)
+    # Hugging Face's MistralConfig gives an absent window 4,096: refused too, saying so
+    absent = {k: v for k, v in MISTRAL_7B_V01.items() if k != "sliding_window"}
+    with pytest.raises(LedgerError, match=r"sliding_window = 4096 \(Hugging Face default for 'mistral', absent\)"):
+        ModelShape.from_hf_config(absent)
+    # a window on a Llama-typed config is refused as well: the config says its attention is windowed
+    with pytest.raises(LedgerError, match="sliding_window = 2048"):
+        ModelShape.from_hf_config(dict(MISTRAL_7B_V01, model_type="llama", sliding_window=2048))
+    # no window (Mistral-7B-v0.2 and later: null): full attention, counted as Llama-3-8B's block
+    full = ModelShape.from_hf_config(dict(MISTRAL_7B_V01, sliding_window=None))
+    assert (full.n_layers, full.hidden, full.n_heads, full.n_kv_heads, full.intermediate, full.vocab) == \
+        (32, 4096, 32, 8, 14336, 32000)
+
+
+def test_mistral_without_kv_heads_gets_hugging_faces_default_of_eight():
+    """MistralConfig defaults num_key_value_heads to 8, LlamaConfig to num_attention_heads."""
+    config = {k: v for k, v in MISTRAL_7B_V01.items() if k != "num_key_value_heads"}
+    config["sliding_window"] = None
+    assert ModelShape.from_hf_config(config).n_kv_heads == 8
+    assert ModelShape.from_hf_config(dict(config, model_type="llama")).n_kv_heads == 32
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"layer_types": ["full_attention", "sliding_attention"]}, "layer_types = \\['full_attention', 'sliding_attention'\\]"),
+    ({"attention_bias": True}, "attention_bias = True: the ledger's Llama block has no biases; allowed: false"),
+    ({"mlp_bias": True}, "mlp_bias = True"),
+    ({"architectures": ["LlamaForSequenceClassification"]}, "architectures = \\['LlamaForSequenceClassification'\\]"),
+])
+def test_fields_that_change_the_count_refused(change, words):
+    llama = dict(MISTRAL_7B_V01, model_type="llama", architectures=["LlamaForCausalLM"], sliding_window=None)
+    assert ModelShape.from_hf_config(dict(llama, layer_types=["full_attention"] * 32, attention_bias=False))
+    with pytest.raises(LedgerError, match=words):
+        ModelShape.from_hf_config(dict(llama, **change))
+

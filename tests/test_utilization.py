@@ -5,7 +5,7 @@ import math
 import pytest
 
 import ledger
-from ledger import LLAMA3_8B, LedgerError, article
+from ledger import LLAMA3_8B, LedgerError, ModelShape, article
 
 PEAK, BW = 1000e12, 3.35e12
 
@@ -169,18 +169,27 @@ def test_collective_seconds_uses_the_nccl_bus_factors():
 
 
 def test_tensor_parallel_allreduce_against_a_hand_count():
-    """Four ring all-reduces of tokens x H bf16 values per layer against the layer's matrix products,
-    weights (6 x tokens x weights) and attention (12 x tokens x S x H), over t devices."""
+    """Four ring all-reduces of tokens x H bf16 values per layer against the layer's matrix work as the
+    kernels execute it (hardware FLOPs), weights (6 x tokens x weights) and the attention core, over t devices."""
     tokens, t, rate = 4096, 8, 400e12
-    out = article.tensor_parallel_allreduce(tokens, LLAMA3_8B, t, rate)
     layer = 2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336  # q and o, k and v, the three MLP matrices
-    attention = 12 * tokens * 4096 * 4096  # QK^T and AV, forward and backward, one sequence of 4,096
-    assert out["comm_s"] == pytest.approx(4 * 2 * 7 / 8 * tokens * 4096 * 2 / 450e9, rel=1e-12)
-    assert out["matmul_s"] == pytest.approx((6 * tokens * layer + attention) / t / rate, rel=1e-12)
-    assert out["attention_s"] == pytest.approx(attention / t / rate, rel=1e-12)
-    causal = article.tensor_parallel_allreduce(tokens, LLAMA3_8B, t, rate, causal=True)
-    assert causal["matmul_s"] == pytest.approx((6 * tokens * layer + attention / 2) / t / rate, rel=1e-12)
-    assert 0.15 < attention / (6 * tokens * layer) < 0.16  # "about 15% more" at S = 4,096
+    product = 2 * tokens * 4096 * 4096  # one product of QK^T's size, one sequence of 4,096
+    # dense: QK^T and AV forward, four products backward: the model count, 12 x tokens x S x H
+    dense = article.tensor_parallel_allreduce(tokens, LLAMA3_8B, t, rate, attention_kernel="dense")
+    assert dense["comm_s"] == pytest.approx(4 * 2 * 7 / 8 * tokens * 4096 * 2 / 450e9, rel=1e-12)
+    assert dense["attention_s"] == pytest.approx(6 * product / t / rate, rel=1e-12)
+    assert dense["matmul_s"] == pytest.approx((6 * tokens * layer + 6 * product) / t / rate, rel=1e-12)
+    assert 0.15 < 6 * product / (6 * tokens * layer) < 0.16  # the model count: about 15% more at S = 4,096
+    # flash: QK^T once more in the backward, seven products
+    flash = article.tensor_parallel_allreduce(tokens, LLAMA3_8B, t, rate, attention_kernel="flash")
+    assert flash["attention_s"] == pytest.approx(7 * product / t / rate, rel=1e-12)
+    # flash-causal (the default): seven products over the tiles on and under the diagonal, 32 tiles of 128
+    out = article.tensor_parallel_allreduce(tokens, LLAMA3_8B, t, rate)
+    fraction = sum(128 * 128 * (i + 1) for i in range(32)) / 4096 ** 2  # 1/2 + 128/(2 x 4,096)
+    assert fraction == pytest.approx(0.5 + 128 / 8192, rel=1e-12)
+    assert out["attention_s"] == pytest.approx(7 * fraction * product / t / rate, rel=1e-12)
+    assert out["matmul_s"] == pytest.approx((6 * tokens * layer + 7 * fraction * product) / t / rate, rel=1e-12)
+    assert out["ratio"] > dense["ratio"] > flash["ratio"]  # the causal kernel executes the least
     assert article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 1, rate)["ratio"] == 0
     # across two 8-GPU nodes: the node's eight NICs, 400 GB/s, not one 50 GB/s port
     two_nodes = article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 16, rate)
@@ -193,8 +202,12 @@ def test_tensor_parallel_allreduce_against_a_hand_count():
     assert two_nodes["ratio"] > out["ratio"]
     with pytest.raises(LedgerError, match="degree = 2.5"):
         article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 2.5, rate)
-    with pytest.raises(LedgerError, match="causal = 1"):
-        article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 2, rate, causal=1)
+    with pytest.raises(LedgerError, match="attention_kernel = 'causal'"):
+        article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 2, rate, attention_kernel="causal")
+    with pytest.raises(LedgerError, match="seq_len = 3000"):
+        article.tensor_parallel_allreduce(tokens, LLAMA3_8B, 2, rate, seq_len=3000)
+    with pytest.raises(LedgerError, match="tokens = 4096.5"):
+        article.tensor_parallel_allreduce(4096.5, LLAMA3_8B, 2, rate)
 
 
 def test_fused_qkv_and_kv_heads():
@@ -204,13 +217,30 @@ def test_fused_qkv_and_kv_heads():
     assert article.tensor_parallel_ridge_degree(4096, 4096, 6144, PEAK, BW) == 32
 
 
+def test_megatron_accepts_tp_degrees_past_the_kv_heads():
+    """Megatron-LM at d98e8a64: query heads a multiple of t, key/value groups a multiple or a divisor of t;
+    before f7dfb997 (December 2025) the groups had to be a multiple of t."""
+    accepted = [t for t in range(1, 65) if article.megatron_accepts_tp_degree(LLAMA3_8B, t)]
+    assert accepted == [1, 2, 4, 8, 16, 32]  # 32 query heads, 8 groups
+    before = [t for t in range(1, 65) if article.megatron_accepts_tp_degree(LLAMA3_8B, t, kv_sub_sharding=False)]
+    assert before == [1, 2, 4, 8]
+    twelve = ModelShape(hidden=3072, n_heads=24, n_kv_heads=6)  # 6 groups: 12 is a multiple, 8 neither
+    assert article.megatron_accepts_tp_degree(twelve, 12) and not article.megatron_accepts_tp_degree(twelve, 8)
+    assert article.megatron_accepts_tp_degree(twelve, 3) and not article.megatron_accepts_tp_degree(twelve, 9)
+    with pytest.raises(LedgerError, match="degree = 0"):
+        article.megatron_accepts_tp_degree(LLAMA3_8B, 0)
+
+
 def test_weight_quantisation_raises_decode_intensity():
-    bf16 = article.weight_quantised_intensity(1, 4096, 14336, 2)
-    assert bf16 == pytest.approx(article.arithmetic_intensity(1, 4096, 14336, 2), rel=1e-12)
-    int4 = article.weight_quantised_intensity(1, 4096, 14336, 0.5)
+    """The MLP up-projection (14,336 outputs, 4,096 inputs) for one token: its weights, M x K, in fewer bytes."""
+    bf16 = article.weight_quantised_intensity(14336, 4096, 1, 2)
+    assert bf16 == pytest.approx(article.arithmetic_intensity(14336, 4096, 1, 2), rel=1e-12)
+    int4 = article.weight_quantised_intensity(14336, 4096, 1, 0.5)
     assert 3.9 < int4 / bf16 < 4.0  # the activations stay in bf16
+    # the weights are the m x k operand: 14,336 x 4,096 in half a byte, one token's 4,096 + 14,336 in two
+    assert int4 == pytest.approx(2 * 14336 * 4096 / (14336 * 4096 * 0.5 + (4096 + 14336) * 2), rel=1e-12)
     with pytest.raises(LedgerError, match="weight_bytes = 0"):
-        article.weight_quantised_intensity(1, 4096, 14336, 0)
+        article.weight_quantised_intensity(14336, 4096, 1, 0)
 
 
 def test_llama3_405b_layouts_multiply_out():

@@ -8,13 +8,13 @@ from __future__ import annotations
 import math
 
 from .. import article, hardware, reconcile
+from ..passes import long_conv_per_channel
 from ..settings import Settings
 from ..shapes import LLAMA3_8B
 from ..step import step_items
-from .registry import exercise_parts, explained, model_shape, numeric
 from ..table import step_row
-from ..passes import long_conv_per_channel
 from ..timing import time_shares
+from .registry import exercise_parts, explained, model_shape, numeric
 
 
 def _step(variant: str, seq_len: int, **kw) -> float:
@@ -154,7 +154,8 @@ ILLUSTRATIVE_PEAK, ILLUSTRATIVE_BANDWIDTH = 1000e12, 3.35e12
 
 
 def _ai_decode_intensity(batch: int = 1) -> float:
-    return article.arithmetic_intensity(batch, 4096, LLAMA3_8B.intermediate, bytes_per_element=2)
+    # the up-projection's weights, M x K = 14,336 x 4,096, applied to B = batch tokens (chapter 11's 2MKB)
+    return article.arithmetic_intensity(LLAMA3_8B.intermediate, 4096, batch, bytes_per_element=2)
 
 
 def _ai_decode_mlp(batch: int = 1) -> float:
@@ -179,7 +180,7 @@ numeric("ai-ridge-bw", _ai_ridge_bw, rel_tol=1e-9, unit="tokens", variants={"ban
         traps=[(_ai_ridge_bw(ILLUSTRATIVE_BANDWIDTH), "the ridge at the old bandwidth")],
         hint="set the product's intensity equal to peak over bandwidth, solve for the tokens, and round up")
 numeric("ai-tp-ridge", _ai_tp_ridge, rel_tol=1e-9, variants={"bandwidth": (1.6e12, 2.0e12, 6.7e12)},
-        hint="the intensity of a token-by-column product is symmetric in its two outer sizes")
+        hint="the intensity of a product is symmetric in its outputs and its tokens")
 numeric("ai-tp-heads", lambda: float(article.whole_kv_heads_up_to(LLAMA3_8B)), rel_tol=1e-9,
         hint="count the key/value heads")
 
@@ -246,8 +247,8 @@ explained("am-long-why")
 # --- chapter 16: measured -----------------------------------------------------------------------
 
 def _slowed_rates(factor: float) -> dict[str, float]:
-    return dict(matmul=1e12, block_product=1e12, fft_long=1e12 / factor, fft_block=1e12 / factor,
-                elementwise=1e12 / factor)
+    return {"matmul": 1e12, "block_product": 1e12, "fft_long": 1e12 / factor, "fft_block": 1e12 / factor,
+            "elementwise": 1e12 / factor}
 
 
 def _circulant_time_share(factor: float, seq_len: int = 4096) -> float:
