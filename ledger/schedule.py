@@ -49,6 +49,9 @@ class HeldActivations:
     the run policy: every Hyena layer's with recompute "none", one layer's with "full" (ledger.run)."""
     hbm_bytes_per_gpu: float
     gpus: float
+    head_bytes: float = 0.0
+    """What the final norm, the LM head and the loss keep for every sequence of the step (the loss's fp32
+    log-probabilities almost all of it; ledger.memory.HEAD_TENSORS), under either policy."""
 
     @property
     def hbm_bytes(self) -> float:
@@ -76,7 +79,7 @@ def held_activations(settings: Settings, bytes_per_value: float = 2, hbm_bytes_p
     one = boundary_bytes(settings.step_tokens, settings.shape.hidden, bytes_per_value)
     held = held_for_backward(settings, bytes_per_value=bytes_per_value, items=items)
     return HeldActivations(one, held.layer_inputs_bytes, held.spectra_bytes, hbm_bytes_per_gpu,
-                           settings.device.gpus)
+                           settings.device.gpus, held.head_bytes)
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,7 @@ class ScheduleCost:
     """Activations held at a layer boundary: micro_batch sequences."""
     backward_bytes: float = 0.0
     """Held from the forward to the backward pass for the micro-batch under the run policy: every layer's
-    input and the input spectra live at the peak (ledger.memory.held_for_backward)."""
+    input, the head's tensors and the input spectra live at the peak (ledger.memory.held_for_backward)."""
 
     @property
     def order(self) -> str:

@@ -38,6 +38,10 @@ def test_memory_follows_recompute():
     assert held_activations(full).spectra_bytes == pytest.approx(b.spectra_bytes)
     assert schedule_cost(full, 16).backward_bytes == pytest.approx(held_for_backward(full, 16).total_bytes)
     assert schedule_cost(full, 16).backward_bytes < schedule_cost(none, 16).backward_bytes
+    # the head's tensors under both policies; under full recompute never live with a rebuilt layer's spectra
+    assert a.head_bytes == b.head_bytes == 256 * 4096 * (2 * 4096 * 2 + 128_256 * 4)
+    assert a.total_bytes == pytest.approx(a.layer_inputs_bytes + a.spectra_bytes + a.head_bytes)
+    assert b.total_bytes == pytest.approx(b.layer_inputs_bytes + max(b.spectra_bytes, b.head_bytes))
     assert held_for_backward(S(variant="transformer")).spectra_bytes == 0
 
 
@@ -77,6 +81,7 @@ def test_bad_policy_is_refused(kw, match):
 
 def test_cli_run_policy_flags(capsys):
     import json
+
     from ledger.cli import main
     assert main(["--json", "--variant", "hyena2", "--seq-len", "4096", "--filter-build", "micro-batch",
                  "--micro-batches", "2"]) == 0
@@ -88,14 +93,47 @@ def test_cli_run_policy_flags(capsys):
 
 
 def test_activation_values_follow_the_convention():
-    """Per token per layer: two norm inputs (2h), the mixer (attention 3h + 2 kv; Hyena 6h), the MLP (4f)."""
-    from ledger.memory import activation_values_per_token
+    """Per token per layer: the mixer norm's input and output (2h), the mixer (attention 2h + 2 kv; Hyena 5h),
+    the MLP norm's input and output (2h) and the MLP (4f)."""
+    from ledger.memory import activation_values_per_token, layer_tensors
     s = ledger.Settings(variant="hyena2", seq_len=4096)
     h, kv, f = 4096, 8 * 128, 14336  # Llama 3 8B: 8 key/value heads of 128
-    assert activation_values_per_token(s, "hyena") == 2 * h + 6 * h + 4 * f
-    assert activation_values_per_token(s, "attention") == 2 * h + 3 * h + 2 * kv + 4 * f
+    assert activation_values_per_token(s, "hyena") == 2 * h + 5 * h + 2 * h + 4 * f
+    assert activation_values_per_token(s, "attention") == 2 * h + 2 * h + 2 * kv + 2 * h + 4 * f
     with pytest.raises(LedgerError, match="mixer = 'mlp'"):
         activation_values_per_token(s, "mlp")
+    for mixer in ("attention", "hyena"):
+        tensors = dict(layer_tensors(s, mixer))
+        assert sum(tensors.values()) == activation_values_per_token(s, mixer)
+        # the input of the gate and up projections (the MLP norm's output) is kept: the matrix products'
+        # backward needs it for dW, as Korthikanti et al. count the first MLP linear's input
+        assert tensors["MLP norm output (the gate and up projections' input)"] == h
+        assert tensors["MLP norm input (the residual after the mixer)"] == h
+
+
+def test_the_head_keeps_fp32_log_probabilities_under_either_policy():
+    """The loss's log-probabilities over the vocabulary (fp32) are held under both policies, and are the
+    largest single activation: a rank's activations under full recompute cannot be less than them."""
+    from ledger.memory import (
+        LOGITS_BYTES_PER_VALUE,
+        activation_values_per_token,
+        head_bytes_per_token,
+        rank_activations,
+    )
+    s = ledger.Settings(variant="hyena2", seq_len=4096)
+    vocab, h = 128_256, 4096
+    assert LOGITS_BYTES_PER_VALUE == 4
+    assert head_bytes_per_token(s) == 2 * h * 2 + vocab * 4
+    assert head_bytes_per_token(s, logits_bytes_per_value=2) == 2 * h * 2 + vocab * 2
+    assert vocab * 4 > 2 * activation_values_per_token(s, "hyena")  # larger than a whole layer's tensors
+    tokens = 1_048_576 / 64
+    for recompute in ("none", "full"):
+        act = rank_activations(ledger.Settings(variant="hyena2", seq_len=4096, recompute=recompute))
+        assert act.logits_bytes == tokens * vocab * 4
+        assert act.head_bytes == tokens * (2 * h * 2 + vocab * 4)
+        assert act.bytes > act.logits_bytes + tokens * 32 * h * 2  # the checkpoints at the least
+    with pytest.raises(LedgerError, match="logits_bytes_per_value"):
+        head_bytes_per_token(s, logits_bytes_per_value=0)
 
 
 def test_rank_activations_follow_the_run_policy():
@@ -104,12 +142,19 @@ def test_rank_activations_follow_the_run_policy():
     none = rank_activations(s)
     tokens = 1_048_576 / 64  # one micro-batch per GPU
     assert none.tokens == tokens
-    assert none.bytes == pytest.approx(2 * tokens * 32 * activation_values_per_token(s, "hyena"))
+    head = 2 * 4096 * 2 + 128_256 * 4  # final norm's input and output in bf16, fp32 log-probabilities
+    assert none.bytes == pytest.approx(tokens * (2 * 32 * activation_values_per_token(s, "hyena") + head))
     full = rank_activations(ledger.Settings(variant="hyena2", seq_len=4096, recompute="full"))
-    assert full.bytes == pytest.approx(2 * tokens * (32 * 4096 + activation_values_per_token(s, "hyena")))
+    # the checkpoints and the larger of the head (live at the start of the backward) and a rebuilt layer
+    rebuilt = 2 * (activation_values_per_token(s, "hyena") - 4096)
+    assert head > rebuilt
+    assert full.bytes == pytest.approx(tokens * (2 * 32 * 4096 + max(head, rebuilt)))
+    fp16_logits = rank_activations(ledger.Settings(variant="hyena2", seq_len=4096, recompute="full"),
+                                   logits_bytes_per_value=2)
+    assert fp16_logits.bytes == pytest.approx(tokens * (2 * 32 * 4096 + max(head - 128_256 * 2, rebuilt)))
     two = rank_activations(ledger.Settings(variant="hyena2", seq_len=4096, micro_batches=2))
     assert two.bytes == pytest.approx(none.bytes / 2)
-    assert none.of_hbm > 1 > 0.1 > full.of_hbm  # the default policy does not fit; recomputation does
+    assert none.of_hbm > 1 and full.of_hbm < 0.2  # the default policy does not fit; recomputation does
     hybrid = rank_activations(ledger.Settings(variant="hybrid", seq_len=4096))
     assert hybrid.bytes < none.bytes  # attention layers keep less than Hyena layers under the convention
     with pytest.raises(LedgerError, match="bytes_per_value"):

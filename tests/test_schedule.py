@@ -2,11 +2,21 @@
 import math
 
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 import ledger
-from ledger.schedule import (HBM_BYTES_PER_GPU, boundary_bytes, held_activations, layer_major, micro_batch_sizes,
-                             schedule_cost, schedule_sweep, sequence_major)
+from ledger.schedule import (
+    HBM_BYTES_PER_GPU,
+    boundary_bytes,
+    held_activations,
+    layer_major,
+    micro_batch_sizes,
+    schedule_cost,
+    schedule_sweep,
+    sequence_major,
+)
 
 S = ledger.Settings
 
@@ -36,7 +46,9 @@ def test_sequence_major_costs_frames_times_sequences():
     assert sm.boundary_bytes * s.sequences == lm.boundary_bytes
     assert sm.order == "sequence-major"
     h = held_activations(s)
-    assert lm.backward_bytes == pytest.approx(h.checkpoint_bytes + h.spectra_bytes)
+    assert lm.backward_bytes == pytest.approx(h.checkpoint_bytes + h.spectra_bytes + h.head_bytes)
+    # the head: 2H bf16 values and the vocabulary's fp32 log-probabilities per token, every token of the step
+    assert h.head_bytes == pytest.approx(s.step_tokens * (2 * 4096 * 2 + 128_256 * 4))
     assert sm.backward_bytes == pytest.approx(lm.backward_bytes / 256)
 
 
