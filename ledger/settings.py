@@ -36,7 +36,7 @@ DEFAULT_ATTENTION_TILE = 128
 """Query-tile rows of a causal FlashAttention kernel: FlashAttention-2's forward for head dimension 128
 on A100 and H100 uses 128 x 64 tiles, and its backward 64 x 128, which skip exactly what square
 128 x 128 tiles skip (Dao-AILab/flash-attention, csrc/flash_attn/src/flash_fwd_launch_template.h at
-01afd16d, flash_bwd_launch_template.h at 073afd59)."""
+073afd59, flash_bwd_launch_template.h at 073afd59)."""
 LM_HEADS = ("dense", "circulant")
 """The block-circulant model's LM head: dense (the book's: about 85% of that model's step FLOPs) or
 block-circulant like its other matrices (the vocabulary must then be a multiple of the block)."""
