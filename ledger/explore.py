@@ -10,14 +10,17 @@ This module only draws; every count comes from the ledger.
 """
 from __future__ import annotations
 
+import base64
 import io
 import math
 from typing import Any
 
+from . import figures
 from .engine import MASK_OVERLAPS, MODULATORS
 from .errors import LedgerError
-from . import figures
-from .figures import CLASS_COLORS  # the book's one palette (the JavaScript explorer's CSS uses the same four)
+from .figures import (
+    CLASS_COLORS,  # the book's one palette (the JavaScript explorer's CSS uses the same four)
+)
 from .layers import CLASSES, OPTICAL_CLASSES, PHASES
 from .settings import VARIANTS
 from .shares import flops_by_phase_and_class
@@ -238,9 +241,11 @@ def figure_image(row: StepRow | None = None, by_phase: dict | None = None, **par
     row = step_row(**full) if row is None else row
     by_phase = phase_flops(**full) if by_phase is None else by_phase
     fig = figure(row, by_phase, **params)
-    png = figures.figure_png(fig)
+    printed = figures.print_figure(fig)  # type legible on paper, as ledger.figures.show draws it
+    png = base64.b64decode(printed["png"])
     metadata = {"alt": figures.check_alt(figure_alt(row, by_phase))}
     if figures.slide_figures_wanted():  # the book's build only: the records ledger.figures.show keeps there
+        metadata["min_type_pt"] = round(printed["min_type_pt"], 3)
         metadata.update(figures.layout_records(fig))  # label overprints, legends over bars
         metadata["slide"] = figures.slide_figure(fig, page_overlaps=len(metadata["overlaps"]))
     return Image(data=png, format="png", metadata=metadata)

@@ -19,8 +19,8 @@ import base64
 import html
 import io
 import os
-import warnings
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -229,6 +229,7 @@ def log_axis_labels(axis) -> None:
     and few minor labels: at 2 and 5 of each decade when the view spans at most two decades, none
     beyond, so that the labels stay apart when a slide raises the type (chapter 16's rates)."""
     import math
+
     from matplotlib.ticker import FuncFormatter
 
     def plain(value, _position=None) -> str:
@@ -338,8 +339,6 @@ def slide_figure(fig, box: tuple[int, int] = SLIDE_FIGURE_BOX, min_font_px: floa
     if not all_sizes:
         return {"png": base64.b64encode(png).decode("ascii"), "min_font_px": float("inf"), **layout_records(fig)}
     smallest_pt = min(all_sizes)
-    if page_overlaps is None:
-        page_overlaps = len(overlapping_labels(fig))
 
     def points_for(png_bytes: bytes) -> float:
         width, height = Image.open(io.BytesIO(png_bytes)).size
@@ -350,6 +349,8 @@ def slide_figure(fig, box: tuple[int, int] = SLIDE_FIGURE_BOX, min_font_px: floa
         wanted = points_for(png)
         if wanted <= floor:
             break
+        if page_overlaps is None:  # counted once, before the first change, and only when type is raised
+            page_overlaps = len(overlapping_labels(fig))
         trial_floor = wanted
         for fraction in (1.0, 0.8, 0.6, 0.4):  # back off where labels would collide
             candidate = floor + (trial_floor - floor) * fraction
@@ -364,6 +365,28 @@ def slide_figure(fig, box: tuple[int, int] = SLIDE_FIGURE_BOX, min_font_px: floa
         if fraction < 1.0:
             break
     return {"png": base64.b64encode(png).decode("ascii"), "min_font_px": floor / 72 * dpi, **layout_records(fig)}
+
+
+PRINT_WIDTH_IN = 6.64
+"""The width, in inches, at which the printed PDFs (book/_ext/print_pdf.py: A4, 14 mm margins, the
+theme's text column) print every figure: each PNG is scaled to it, up or down (pdfimages -list:
+its pixels over its x-ppi; tests/test_student.py measures it in the student PDF)."""
+
+PRINT_MIN_PT = 6.0
+"""The smallest type of a figure on paper, in points at PRINT_WIDTH_IN: the size of the printed
+pages' own footer (8 CSS px, print_pdf.FOOTER), the book's choice of a floor that stays legible."""
+
+
+def print_figure(fig, page_overlaps: int | None = None) -> dict[str, Any]:
+    """`fig` drawn for the page and for paper: every text that would print smaller than PRINT_MIN_PT
+    once the PNG is scaled to PRINT_WIDTH_IN is raised to the size that prints at PRINT_MIN_PT (the
+    narrow figures, which print enlarged, keep their type), as `slide_figure` raises it for a slide,
+    backing off where labels would print over each other that did not before. Returns {"png":
+    base64 at FIGURE_DPI, "min_type_pt": the smallest type in the figure's own points}. Changes `fig`."""
+    box = (round(PRINT_WIDTH_IN * FIGURE_DPI), 10 ** 6)  # the width binds; paper's height does not
+    drawn = slide_figure(fig, box=box, min_font_px=PRINT_MIN_PT / 72 * FIGURE_DPI, dpi=FIGURE_DPI,
+                         page_overlaps=page_overlaps)
+    return {"png": drawn["png"], "min_type_pt": drawn["min_font_px"] / FIGURE_DPI * 72}
 
 
 SLIDE_FIGURES_ENV = "TX_SLIDE_FIGURES"
@@ -383,16 +406,19 @@ def slide_figures_wanted() -> bool:
 def show(fig, alt: str) -> None:
     """Display `fig` with its alt text (what a screen reader says, what the page shows if the image fails), then close it.
 
-    Use it instead of plt.show(); closing the figure stops Jupyter from drawing it a second time. In
-    the book's build (`slide_figures_wanted`), the output's metadata also carries the figure's layout
-    records (`layout_records`, which the tests read) and the figure drawn again for a slide
+    Use it instead of plt.show(); closing the figure stops Jupyter from drawing it a second time. Type
+    that would print below PRINT_MIN_PT is raised first (`print_figure`). In the book's build (`slide_figures_wanted`), the output's metadata also carries the figure's layout
+    records (`layout_records`, which the tests read), its smallest type ("min_type_pt") and the figure drawn again for a slide
     (`slide_figure`), which `make slides` shows in place of the page's figure.
     """
-    from IPython.display import display
     import matplotlib.pyplot as plt
+    from IPython.display import display
 
-    data, metadata = figure_bundle(fig, alt)
+    printed = print_figure(fig)  # type legible on paper (PRINT_MIN_PT at PRINT_WIDTH_IN)
+    alt = check_alt(alt)
+    data, metadata = {"image/png": printed["png"], "text/plain": alt}, {"image/png": {"alt": alt}}
     if slide_figures_wanted():
+        metadata["image/png"]["min_type_pt"] = round(printed["min_type_pt"], 3)
         metadata["image/png"].update(layout_records(fig))
         metadata["image/png"]["slide"] = slide_figure(fig, page_overlaps=len(metadata["image/png"]["overlaps"]))
     display(data, metadata=metadata, raw=True)

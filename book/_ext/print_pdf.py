@@ -16,6 +16,7 @@ the version (commit date and hash, `book_version`) and the licences, and a conte
 numbers come from a first printing (pdftotext finds each chapter's title), printed again with them.
 The print style keeps code cells, tables and figures whole where they fit on a page, drops widget
 cells and collapsed code, and fills code cells with CODE_BACKGROUND (no frame to leave behind).
+With --no-code (the student handout) it drops every code input and widget too (NO_CODE_CSS).
 """
 from __future__ import annotations
 
@@ -93,6 +94,17 @@ div.cell.tag_remove-output, details.hide.above-input, details.hide.below-input,
 .bd-main .bd-content #jb-print-toc.tx-contents li .tx-page { flex: 0 0 auto; min-width: 2.2em; margin-left: 0.3em;
     text-align: right; font-variant-numeric: tabular-nums; }
 """.replace("CODE_BACKGROUND", CODE_BACKGROUND)
+
+NO_CODE_CSS = """
+/* The student handout (book/_tools/student.py, --no-code): paper a student reads, not runs. Every code
+   input goes (the chapter's code, the exercises' set-up cell); its outputs stay (figures, tables,
+   printed values, and the parameter blanks the handout prints in place of the book's values), and
+   so does every widget-free output. Widget views (a slider's box, its placeholder text) go with their cell. */
+div.cell_input, div.cell div.cell_input, details.hide, .jupyter-widgets, .widget-area,
+div.cell:has(script[type="application/vnd.jupyter.widget-view+json"]),
+div.cell:has(.jupyter-widgets) { display: none !important; }
+"""
+"""What the student PDF adds to PRINT_CSS (`print_pdf(..., code=False)`, `--no-code`)."""
 
 MEASURING_CSS = """
 body * { visibility: hidden !important; }
@@ -325,9 +337,10 @@ class Phases:
         return ", ".join(f"{name} {s:.1f} s" for name, s in self.steps)
 
 
-def print_pdf(build: Path, out: Path, timeout_s: float = 300, phases: Phases | None = None) -> list[str]:
+def print_pdf(build: Path, out: Path, timeout_s: float = 300, phases: Phases | None = None,
+              code: bool = True) -> list[str]:
     """Print `build`'s single page to `out`; return the outside requests that were refused
-    (`phases`: records each step's time)."""
+    (`phases`: records each step's time; `code=False`: without code inputs or widgets, NO_CODE_CSS)."""
     from playwright.sync_api import sync_playwright
 
     phases = phases or Phases()
@@ -344,7 +357,7 @@ def print_pdf(build: Path, out: Path, timeout_s: float = 300, phases: Phases | N
 
             def guard(route):
                 url = route.request.url
-                if url.startswith(base) or url.startswith(("data:", "blob:", "about:")):
+                if url.startswith((base, "data:", "blob:", "about:")):
                     route.continue_()
                 else:
                     refused.append(url)
@@ -356,6 +369,8 @@ def print_pdf(build: Path, out: Path, timeout_s: float = 300, phases: Phases | N
                 page.goto(base + printable_copy(build).name, wait_until="load")
                 page.emulate_media(media="print")
                 page.add_style_tag(content=PRINT_CSS)
+                if not code:
+                    page.add_style_tag(content=NO_CODE_CSS)
             if page.evaluate("() => !!document.querySelector('.math') && !document.querySelector('script[src*=\"mathjax\"]')"):
                 raise SystemExit("the page has formulas but loads no MathJax; not printing")
             page.wait_for_function("() => !document.querySelector('.math') || "
@@ -436,13 +451,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("out", type=Path, help="the PDF to write")
     parser.add_argument("--publish", type=Path, metavar="HTML_DIR",
                         help="also copy the PDF into this HTML build and link it from the landing page")
+    parser.add_argument("--no-code", action="store_true",
+                        help="leave out code inputs and widgets (the student handout): NO_CODE_CSS")
     args = parser.parse_args(argv)
     if not args.build.is_dir():
         print(f"{args.build}: no such build directory (run `jupyter-book build . --builder singlehtml` first)",
               file=sys.stderr)
         return 2
     start, phases = time.perf_counter(), Phases()
-    refused = print_pdf(args.build, args.out, phases=phases)
+    refused = print_pdf(args.build, args.out, phases=phases, code=not args.no_code)
     if refused:
         print("refused requests outside the book while printing:\n  " + "\n  ".join(refused), file=sys.stderr)
         return 1

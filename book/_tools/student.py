@@ -22,8 +22,10 @@
   blocks of book/course_guide.md dropped, its student-only blocks shown: `student_guide`), and the
   landing page, whose blocks are chosen the same way (running the chapters from the student folder,
   not a clone), links this edition's PDF, or none (`student_intro`).
-- student.pdf: the same solution-free book printed to one PDF (single-page build, book/_ext/print_pdf.py),
-  also copied into html/ beside index.html, where the landing page links it.
+- student.pdf: the handout, the same solution-free book printed to one PDF (single-page build,
+  book/_ext/print_pdf.py --no-code: no code input and no widget; figures, tables, printed values and
+  the statements stay), each statement's parameters printed as blanks to fill from the student's
+  slip (`handout_notebook`); also copied into html/ beside index.html, where the landing page links it.
 """
 from __future__ import annotations
 
@@ -39,7 +41,6 @@ from pathlib import Path
 
 import nbformat
 import yaml
-
 from executed import StaleBuild, chapter_stems, read_executed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -354,6 +355,63 @@ def student_config(config_file: Path, executed: Path | None = None) -> dict:
         sphinx_config["eval_values_dir"] = str(executed.resolve().parent)
     return config
 
+PARAMETERS_CALL = re.compile(r"""show_parameters\(\s*["'](?P<label>[\w.\-]+)["']""")
+BLANK = "______"
+
+
+def parameter_blanks(label: str) -> str:
+    """What the handout prints in place of a statement's parameters (`show_parameters(label, ...)`,
+    which prints the book's values there): one line per parameter the variants of its numeric parts
+    draw (the parts draw them together, so each parameter once), a blank to fill from the student's
+    slip ("masks-step-size: your optimizer step = ______ (from your slip)"); when no part varies, one
+    line saying the parameters are the statement's, the same for everyone."""
+    from ledger.exercises import registry
+
+    shown = ([p for p in registry.parts(label) if registry.REGISTRY[p].answer is not None]
+             if registry.exercise_of(label) == label else [label])
+    names = list(dict.fromkeys(name for part in shown for name in registry.REGISTRY[part].variants))
+    if not names:
+        return f"{label}: the statement's parameters, the same for everyone\n"
+    return "".join(f"{label}: your {registry.PARAMETER_TEXT.get(name, (name, None))[0]} = {BLANK} (from your slip)\n"
+                   for name in names)
+
+
+def handout_notebook(notebook):
+    """The student notebook as the handout prints it: each exercise-parameters cell's output (the
+    book's values) becomes its parameter blanks (`parameter_blanks`). A StudentError names a
+    parameters cell that calls no `show_parameters("label", ...)`."""
+    for cell in notebook.cells:
+        if cell.cell_type != "code" or "exercise-parameters" not in cell.metadata.get("tags", []):
+            continue
+        labels = PARAMETERS_CALL.findall(cell.source)
+        if not labels:
+            raise StudentError(f"an exercise-parameters cell without show_parameters(\"label\", ...): {cell.source[:80]!r}")
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout",
+                                               text="".join(parameter_blanks(label) for label in labels))]
+    return notebook
+
+
+def build_pdf(src: Path, pdf: Path, jupyter_book: Path, stems: list[str]) -> None:
+    """The handout: the student book's sources in `src` (after its HTML build), each statement's
+    parameters as blanks to fill from the slip (`handout_notebook`), built as one page and printed
+    to `pdf` without code inputs or widgets (print_pdf.py --no-code)."""
+    for stem in stems:
+        path = src / "notebooks" / f"{stem}.ipynb"
+        nbformat.write(handout_notebook(nbformat.read(path, as_version=4)), path)
+    done = subprocess.run([str(jupyter_book), "build", str(src), "--builder", "singlehtml", "-W", "-n",
+                           "--keep-going"], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise StudentError("the student book's single page did not build:\n" + done.stdout[-4000:]
+                           + done.stderr[-4000:])
+    for page in (src / "_build" / "singlehtml").rglob("*.html"):  # the PDF names itself: no link
+        page.write_text(STUDENT_PDF_LINK.sub(lambda m: m["text"], page.read_text(encoding="utf-8")),
+                        encoding="utf-8")
+    printed = subprocess.run([sys.executable, str(ROOT / "book" / "_ext" / "print_pdf.py"),
+                              str(src / "_build" / "singlehtml"), str(pdf), "--no-code"], capture_output=True,
+                             text=True, check=False)
+    if printed.returncode != 0:
+        raise StudentError("the student PDF was not printed:\n" + printed.stdout[-2000:] + printed.stderr[-2000:])
+
 
 def build_html(executed: Path, source: Path, out: Path, stems: list[str], jupyter_book: Path, slides: Path,
                pdf: Path | None = None) -> None:
@@ -382,19 +440,7 @@ def build_html(executed: Path, source: Path, out: Path, stems: list[str], jupyte
     if done.returncode != 0:
         raise StudentError("the student book did not build:\n" + done.stdout[-4000:] + done.stderr[-4000:])
     if pdf is not None:
-        done = subprocess.run([str(jupyter_book), "build", str(src), "--builder", "singlehtml", "-W", "-n",
-                               "--keep-going"], capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            raise StudentError("the student book's single page did not build:\n" + done.stdout[-4000:]
-                               + done.stderr[-4000:])
-        for page in (src / "_build" / "singlehtml").rglob("*.html"):  # the PDF names itself: no link
-            page.write_text(STUDENT_PDF_LINK.sub(lambda m: m["text"], page.read_text(encoding="utf-8")),
-                            encoding="utf-8")
-        printed = subprocess.run([sys.executable, str(ROOT / "book" / "_ext" / "print_pdf.py"),
-                                  str(src / "_build" / "singlehtml"), str(pdf)], capture_output=True, text=True,
-                                 check=False)
-        if printed.returncode != 0:
-            raise StudentError("the student PDF was not printed:\n" + printed.stdout[-2000:] + printed.stderr[-2000:])
+        build_pdf(src, pdf, jupyter_book, stems)
     if out.exists():
         shutil.rmtree(out)
     shutil.move(src / "_build" / "html", out)
