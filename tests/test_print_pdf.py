@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
-import print_pdf  # noqa: E402
+import print_pdf
 
 A4_INCHES = (210 / 25.4, 297 / 25.4)
 
@@ -42,7 +42,6 @@ def _page_with_boxes(pdf, boxes):
 def test_late_code_cells_names_the_cells_that_start_in_the_last_tenth(tmp_path):
     assert shutil.which("pdftoppm"), "pdftoppm is missing: apt-get install poppler-utils (make test installs it)"
     import matplotlib
-
     from matplotlib.backends.backend_pdf import PdfPages
 
     path = tmp_path / "print.pdf"
@@ -52,3 +51,41 @@ def test_late_code_cells_names_the_cells_that_start_in_the_last_tenth(tmp_path):
         _page_with_boxes(pdf, [(0.5, 0.8, "middle = 4"), (0.86, 0.89, "above_the_tenth = 5"),
                                (0.93, 1.0, "late_two = 6")])
     assert print_pdf.late_code_cells(path) == ["late_one = 2", "late_two = 6"]
+
+
+def test_print_figure_raises_type_that_would_print_below_the_floor():
+    """ledger.figures.print_figure: a 16-inch figure's 8-point legend would print at about 3 pt on
+    A4; after it, the smallest type prints at PRINT_MIN_PT or more (its PNG scaled to PRINT_WIDTH_IN).
+    A narrow figure, which prints enlarged, keeps its type."""
+    import base64
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from ledger import figures
+
+    figures.figure_style()
+    printed = {}
+    for width in (6, 16):
+        fig, axes = plt.subplots(1, 3, figsize=(width, 4), layout="constrained")
+        for ax in axes:
+            ax.plot([1, 2], [3, 4], label="a line")
+            ax.legend()
+            ax.set_xlabel("tokens")
+        drawn = figures.print_figure(fig)
+        plt.close(fig)
+        pixels = Image.open(io.BytesIO(base64.b64decode(drawn["png"]))).size[0]
+        printed[width] = (drawn["min_type_pt"], drawn["min_type_pt"] * figures.PRINT_WIDTH_IN * figures.FIGURE_DPI / pixels)
+    assert printed[6][0] == pytest.approx(8.0)  # the legend's own size: nothing raised
+    assert printed[16][0] > 12 and printed[16][1] >= figures.PRINT_MIN_PT, printed
+
+
+def test_the_student_print_style_hides_code_and_widgets_but_not_outputs():
+    css = print_pdf.NO_CODE_CSS
+    assert "div.cell_input" in css and "jupyter-widgets" in css and "widget-view+json" in css
+    assert "cell_output" not in css and "img" not in css
+    assert "--no-code" in Path(print_pdf.__file__).read_text(encoding="utf-8")

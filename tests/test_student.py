@@ -16,7 +16,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from book_pages import html_tree, words
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -291,7 +290,7 @@ def test_keep_notebooks_refuses_a_stale_student_folder(tmp_path):
         source = ROOT / "_build" / "student" / name
         assert source.exists(), "build the student folder first (make student)"
         (shutil.copytree if source.is_dir() else shutil.copy2)(source, out / name)
-    pins = dict(re.findall(r"^(JUPYTERLAB(?:_MYST)?_VERSION) := (\S+)", (ROOT / "Makefile").read_text(), re.M))
+    pins = dict(re.findall(r"^(JUPYTERLAB(?:_MYST)?_VERSION) := (\S+)", (ROOT / "Makefile").read_text(), re.MULTILINE))
     versions = (pins["JUPYTERLAB_VERSION"], pins["JUPYTERLAB_MYST_VERSION"])
     assert student.stale_folder(out, student.chapter_stems(), *versions) == ""
     notebook = out / "notebooks" / "03_three_passes.ipynb"
@@ -304,7 +303,6 @@ def test_keep_notebooks_refuses_a_stale_student_folder(tmp_path):
 
 def disk_megabytes(folder: Path) -> float:
     """The space `folder` takes on disk (allocated blocks of its files and folders, each inode once), in MB."""
-    import os
 
     seen, used = set(), 0
     for path in [folder, *folder.rglob("*")]:
@@ -463,8 +461,8 @@ def test_check_and_show_parameters_work_from_the_student_folders_library(student
     lines = done.stdout.splitlines()
     assert lines[0].startswith("masks-step-size (student s001):")
     assert lines[-3] in {"right", "close", "wrong"} and lines[-2:] == ["explanation", "''"]
-    key = subprocess.run([str(STUDENT_PYTHON), "-I", "-B", "-c", "import sys, runpy; sys.path.insert(0, '..'); "
-                          "sys.argv = ['ledger', 'exercises', 'key']; runpy.run_module('ledger', run_name='__main__')"],
+    key = subprocess.run([str(STUDENT_PYTHON), "-I", "-B", "-c", ("import sys, runpy; sys.path.insert(0, '..'); "
+                          "sys.argv = ['ledger', 'exercises', 'key']; runpy.run_module('ledger', run_name='__main__')")],
                          cwd=student / "notebooks", capture_output=True, text=True, check=False)
     assert key.returncode == 2 and key.stdout == ""
     assert len(key.stderr.strip().splitlines()) == 1 and "teacher's edition" in key.stderr
@@ -488,3 +486,154 @@ def test_exercises_list_works_from_the_student_folder(student):
     assert all(len(line.split("\t")) == 3 for line in lines)
     assert not any(ex.rubric and ex.rubric[:40] in done.stdout for ex in REGISTRY.values())
     assert sorted(p.relative_to(student) for p in student.rglob("*")) == before
+
+
+# ---------------------------------------------------------------- the handout (student.pdf): paper a student reads
+
+def _student_tool():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_tools"))
+    import student as tool  # book/_tools/student.py
+
+    return tool
+
+
+def _student_cells(student: Path, kind: str) -> list:
+    return [c for path in sorted((student / "notebooks").glob("*.ipynb"))
+            for c in nbformat.read(path, as_version=4).cells if c.cell_type == kind]
+
+
+CODE_MARKS = ("import ", "def ", "show_parameters(", "STUDENT_ID =", "= ledger.", "plt.", "glue(", "display(")
+"""Text only a code input prints: none is in the chapters' prose (checked), all are in their code."""
+WIDGET_MARKS = ("Loading widget", "IntSlider", "FloatSlider", "Dropdown(", "interactive(children", "VBox(", "HBox(",
+                "widget-view+json")
+
+
+def test_the_student_pdf_has_no_code_input_and_no_widget(student):
+    """The handout hides every code input and widget (print_pdf.py --no-code) and keeps the figures,
+    tables, prose and statements: none of CODE_MARKS or WIDGET_MARKS is printed, though the notebooks'
+    code holds every code mark; no line of a code input is printed, though the main book's PDF route
+    prints them; each `ledger.` name the PDF prints is one the prose names; the figures are there."""
+    text = pdf_text(student / "student.pdf")
+    code = "\n".join(c.source for c in _student_cells(student, "code"))
+    prose = " ".join(" ".join(c.source.split()) for c in _student_cells(student, "markdown"))
+    assert all(mark in code for mark in CODE_MARKS), [m for m in CODE_MARKS if m not in code]
+    assert not [m for m in CODE_MARKS if m in prose], "a code mark is in the prose: pick another"
+    printed = [m for m in CODE_MARKS + WIDGET_MARKS if m in text]
+    assert not printed, f"code or a widget in the student PDF: {printed}"
+    lines = {" ".join(line.split()) for line in code.splitlines()}
+    lines = [line for line in lines if len(line) >= 25 and line not in prose]
+    assert len(lines) > 200, len(lines)
+    found = [line for line in lines if line in text]
+    assert not found, f"{len(found)} code lines in the student PDF, e.g. {found[:3]}"
+    names = set(re.findall(r"\bledger\.[\w.]*\w", text))
+    assert names and not [n for n in names if n not in prose], sorted(n for n in names if n not in prose)
+    assert "Exercises" in text and "Summary" in text
+
+
+def test_parameter_blanks_name_each_variant_parameter_once():
+    """parameter_blanks: one blank per parameter the variants of a statement's parts draw, in the
+    registry's words (PARAMETER_TEXT), each once; a statement whose parts do not vary says so."""
+    from ledger.exercises import registry
+
+    tool = _student_tool()
+    labels = [label for label in registry.REGISTRY if registry.exercise_of(label) == label]
+    varied = [label for label in labels if any(registry.REGISTRY[p].variants for p in registry.parts(label))]
+    fixed = [label for label in labels if label not in varied and registry.REGISTRY[label].answer is not None]
+    assert varied and fixed
+    for label in varied:
+        names = {n for p in registry.parts(label) if registry.REGISTRY[p].answer is not None
+                 for n in registry.REGISTRY[p].variants}
+        lines = tool.parameter_blanks(label).splitlines()
+        assert lines == sorted(set(lines), key=lines.index) and len(lines) == len(names), (label, lines)
+        for name in names:
+            words = registry.PARAMETER_TEXT.get(name, (name, None))[0]
+            assert f"{label}: your {words} = ______ (from your slip)" in lines, (label, name, lines)
+        assert not any(any(ch.isdigit() for ch in line.split("=", 1)[1]) for line in lines), lines
+    assert tool.parameter_blanks(fixed[0]) == f"{fixed[0]}: the statement's parameters, the same for everyone\n"
+
+
+def test_handout_notebook_puts_blanks_in_place_of_the_books_values():
+    tool = _student_tool()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('show_parameters("masks-step-size", STUDENT_ID)',
+                                                                   metadata={"tags": ["exercise-parameters"]})])
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="the book's values: 2,097,152\n")]
+    out = tool.handout_notebook(nb)
+    assert [o["text"] for o in out.cells[0].outputs] == [tool.parameter_blanks("masks-step-size")]
+    bad = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)", metadata={"tags": ["exercise-parameters"]})])
+    with pytest.raises(tool.StudentError, match="show_parameters"):
+        tool.handout_notebook(bad)
+
+
+def test_the_student_pdf_prints_blanks_for_each_students_parameters(student):
+    """Each statement's parameters cell prints, in the handout, its blanks to fill from the slip
+    (parameter_blanks), and never the book's values that the HTML edition prints there."""
+    tool = _student_tool()
+    text = pdf_text(student / "student.pdf")
+    labels = [m for c in _student_cells(student, "code") if "exercise-parameters" in c.metadata.get("tags", [])
+              for m in tool.PARAMETERS_CALL.findall(c.source)]
+    assert len(labels) >= 30, len(labels)
+    missing = [(label, line) for label in labels for line in tool.parameter_blanks(label).splitlines()
+               if " ".join(line.split()) not in text]
+    assert not missing, f"{len(missing)} parameter lines missing from the student PDF, e.g. {missing[:3]}"
+    assert text.count("(from your slip)") >= 20 and "(the book's values)" not in text
+    html = page_text(student / "html" / "notebooks" / "06_masks.html")
+    assert "(the book's values)" in html  # the page shows the book's values; only paper has blanks
+
+
+def _exercise_labels(student: Path) -> list[str]:
+    return [label for c in _student_cells(student, "markdown")
+            for label in re.findall(r"^```\{exercise\}[^\n]*\n:label:\s*(\S+)", c.source, re.MULTILINE)]
+
+
+def test_each_exercise_title_names_its_label(student):
+    """Every exercise is titled "Exercise N.M (label)" (book/_ext/exercise_labels.py), as the guide,
+    the slides and the key name it: in the student PDF, the student HTML and the main book."""
+    labels = _exercise_labels(student)
+    assert len(labels) >= 30, len(labels)
+    text = pdf_text(student / "student.pdf")
+    missing = [label for label in labels if not re.search(rf"Exercise \d+\.\d+ \({re.escape(label)}\)", text)]
+    assert not missing, f"exercise titles without their label in the student PDF: {missing[:5]}"
+    for html in (student / "html", MAIN):
+        pages = " ".join(page_text(p) for p in sorted((html / "notebooks").glob("*.html")))
+        missing = [label for label in labels if not re.search(rf"Exercise \d+\.\d+ \({re.escape(label)}\)", pages)]
+        assert not missing, f"exercise titles without their label in {html}: {missing[:5]}"
+
+
+def _png_size(data: str) -> tuple[int, int]:
+    import base64
+    import io
+
+    from PIL import Image
+
+    return Image.open(io.BytesIO(base64.b64decode(data))).size
+
+
+def test_the_student_pdfs_figures_print_their_smallest_type_at_six_points_or_more(student):
+    """Measured in the PDF: each figure's printed pixel density (pdfimages -list, x-ppi) with the
+    smallest type the build recorded for it (min_type_pt, at FIGURE_DPI) gives the type's printed
+    size, at least PRINT_MIN_PT; each prints PRINT_WIDTH_IN wide, as ledger.figures assumes."""
+    import json
+
+    from ledger.figures import FIGURE_DPI, PRINT_MIN_PT, PRINT_WIDTH_IN
+
+    sizes = {}  # PNG pixel size -> the smallest type recorded for a figure of that size
+    for path in sorted((ROOT / "_build" / "executed" / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            for output in cell.get("outputs", []):
+                meta = output.get("metadata", {}).get("image/png", output.get("metadata", {}))
+                if "min_type_pt" in meta and "image/png" in output.get("data", {}):
+                    size = _png_size(output["data"]["image/png"])
+                    sizes[size] = min(sizes.get(size, float("inf")), meta["min_type_pt"])
+    listing = subprocess.run(["pdfimages", "-list", str(student / "student.pdf")], capture_output=True, text=True,
+                             check=True).stdout.splitlines()[2:]
+    images = [(int(f[3]), int(f[4]), float(f[12])) for f in (line.split() for line in listing) if f[2] == "image"]
+    assert len(images) >= 20, len(images)
+    unknown = [(w, h) for w, h, _ in images if (w, h) not in sizes]
+    assert not unknown, f"figures in the PDF the build recorded no type size for: {unknown}"
+    widths = [w / ppi for w, _, ppi in images]
+    assert all(abs(w / PRINT_WIDTH_IN - 1) < 0.02 for w in widths), widths
+    printed = [(round(sizes[(w, h)] * FIGURE_DPI / ppi, 2), (w, h)) for w, h, ppi in images]
+    small = [p for p in printed if p[0] < PRINT_MIN_PT - 0.05]
+    assert not small, f"figure type printed below {PRINT_MIN_PT} pt: {small}"
