@@ -364,12 +364,16 @@ def parameter_blanks(label: str) -> str:
     which prints the book's values there): one line per parameter the variants of its numeric parts
     draw (the parts draw them together, so each parameter once), a blank to fill from the student's
     slip ("masks-step-size: your optimizer step = ______ (from your slip)"); when no part varies, one
-    line saying the parameters are the statement's, the same for everyone."""
+    line saying the parameters are the statement's, the same for everyone; for an explanation alone,
+    nothing (`show_parameters` prints nothing for it either)."""
     from ledger.exercises import registry
 
     shown = ([p for p in registry.parts(label) if registry.REGISTRY[p].answer is not None]
              if registry.exercise_of(label) == label else [label])
+    shown = [p for p in shown if registry.REGISTRY[p].answer is not None]  # an explanation: nothing to fill
     names = list(dict.fromkeys(name for part in shown for name in registry.REGISTRY[part].variants))
+    if not shown:
+        return ""
     if not names:
         return f"{label}: the statement's parameters, the same for everyone\n"
     return "".join(f"{label}: your {registry.PARAMETER_TEXT.get(name, (name, None))[0]} = {BLANK} (from your slip)\n"
@@ -386,8 +390,8 @@ def handout_notebook(notebook):
         labels = PARAMETERS_CALL.findall(cell.source)
         if not labels:
             raise StudentError(f"an exercise-parameters cell without show_parameters(\"label\", ...): {cell.source[:80]!r}")
-        cell.outputs = [nbformat.v4.new_output("stream", name="stdout",
-                                               text="".join(parameter_blanks(label) for label in labels))]
+        text = "".join(parameter_blanks(label) for label in labels)
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)] if text else []
     return notebook
 
 
