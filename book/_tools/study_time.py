@@ -331,7 +331,7 @@ def plans_block(book: dict[str, Chapter]) -> str:
         taught = [s for session in plan.sessions for s in session.chapters]
         read = [s for session in plan.sessions for s in session.reading if s not in taught]
         left = [s for s in book if s not in taught and s not in read]
-        out += [f"### {plan.title} (`{name}`)", "",
+        out += [f"### {plan.title} (plan {name})", "",
                 (f"For {plan.audience}. Taught in class: chapters {', '.join(s[:2] for s in taught)} (their core "
                 f"sections); read at home: {', '.join(s[:2] for s in read) or 'none'}; left out: "
                 f"{', '.join(s[:2] for s in left) or 'none'}."), "",
