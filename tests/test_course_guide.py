@@ -354,3 +354,17 @@ def test_the_landing_pages_sliders_sentence_names_exactly_the_chapters_without_a
             with_widget.add(stem)
     assert named == set(chapter_times()) - with_widget, \
         f"named without sliders: {sorted(named)}; chapters without a widget: {sorted(set(chapter_times()) - with_widget)}"
+
+
+def test_the_guides_calibration_procedure_runs_as_written(tmp_path, capsys):
+    """The guide's example rows, written as the CSV it describes, go through `--calibrate`: it prints a
+    line per row, the ratio and every rate scaled."""
+    section = " ".join(GUIDE.split("**No read was timed.**", 1)[1].split("\n## ", 1)[0].split())
+    rows = re.findall(r"`(\d\d_\w+,[^`,]+,\d+)`", section)
+    assert len(rows) >= 2, rows
+    (tmp_path / "times.csv").write_text("chapter,section,minutes\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    assert "--calibrate times.csv" in section
+    assert study_time.main(["--calibrate", str(tmp_path / "times.csv")]) == 0
+    printed = capsys.readouterr().out
+    assert printed.count(" measured ") == len(rows) and "measured / model = " in printed
+    assert all(key in printed for key in study_time.RATES)
