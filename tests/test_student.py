@@ -546,10 +546,10 @@ def test_parameter_blanks_name_each_variant_parameter_once():
     tool = _student_tool()
     labels = [label for label in registry.REGISTRY if registry.exercise_of(label) == label]
     varied = [label for label in labels if any(registry.REGISTRY[p].variants for p in registry.parts(label))]
-    fixed = [label for label in labels if label not in varied and registry.REGISTRY[label].answer is not None]
+    fixed = [label for label in labels if label not in varied and registry.REGISTRY[label].asks_number]
     assert varied and fixed
     for label in varied:
-        names = {n for p in registry.parts(label) if registry.REGISTRY[p].answer is not None
+        names = {n for p in registry.parts(label) if registry.REGISTRY[p].asks_number
                  for n in registry.REGISTRY[p].variants}
         lines = tool.parameter_blanks(label).splitlines()
         assert lines == sorted(set(lines), key=lines.index) and len(lines) == len(names), (label, lines)
@@ -558,7 +558,7 @@ def test_parameter_blanks_name_each_variant_parameter_once():
             assert f"{label}: your {words} = ______ (from your slip)" in lines, (label, name, lines)
         assert not any(any(ch.isdigit() for ch in line.split("=", 1)[1]) for line in lines), lines
     assert tool.parameter_blanks(fixed[0]) == f"{fixed[0]}: the statement's parameters, the same for everyone\n"
-    explained = [label for label in labels if all(registry.REGISTRY[p].answer is None for p in registry.parts(label))]
+    explained = [label for label in labels if all(not registry.REGISTRY[p].asks_number for p in registry.parts(label))]
     assert explained and tool.parameter_blanks(explained[0]) == ""  # an explanation alone: nothing to fill
 
 
