@@ -203,13 +203,13 @@ def test_the_main_notebooks_still_have_their_solutions():
 
 # ---------------------------------------------------------------- the edition's own pages (guide, landing page, PDF link)
 
-TEACHER_ONLY = ("instructor", "exercises key", "key.csv", "make student", "make slides", "--students")
+TEACHER_ONLY = ("instructor", "exercises key", "exercises slips", "key.csv", "make student", "make slides", "--students")
 
 
 def test_the_student_guide_has_the_schedule_grading_and_install_steps_but_no_teacher_tools(student):
     main = page_text(MAIN / "book" / "course_guide.html")
     mine = page_text(student / "html" / "book" / "course_guide.html")
-    for what in ("instructor.answer", "exercises key"):
+    for what in ("exercises slips", "exercises key"):
         assert what in main, f"the teacher's guide lost {what!r} (test broken)"
     found = [w for w in TEACHER_ONLY if w in mine]
     assert not found, f"the student course guide names the teacher's {found}"
@@ -220,13 +220,13 @@ def test_the_student_guide_has_the_schedule_grading_and_install_steps_but_no_tea
     for path in (student / "html").rglob("*"):  # nor anywhere else in the site (search index included)
         if path.suffix in (".html", ".js", ".txt"):
             text = path.read_text(encoding="utf-8", errors="replace")
-            assert "instructor.answer" not in text and "exercises key" not in text, f"{path}: the teacher's tools"
+            assert "exercises slips" not in text and "exercises key" not in text, f"{path}: the teacher's tools"
 
 
 def test_the_student_pdf_carries_the_student_guide(student):
     text = pdf_text(student / "student.pdf")
     assert "py -m venv .venv" in text and "Assessment plan" in text
-    assert "instructor.answer" not in text and "exercises key" not in text and "key.csv" not in text
+    assert "exercises slips" not in text and "exercises key" not in text and "key.csv" not in text
 
 
 def test_the_student_landing_page_promises_no_solution_and_links_its_own_pdf(student):
