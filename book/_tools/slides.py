@@ -2,12 +2,14 @@
 
 A deck is for projecting: 16:9 at 1280x720, each prose slide a heading and a few short lines (at
 most about 40 words) written for it and kept in the chapter's cell metadata (`tx_slides`, see
-book/_tools/slide_text.py), the chapter's own paragraphs in the speaker notes (`S` opens the
-speaker view of reveal.js's notes plugin, shipped with the deck). In order:
+book/_tools/slide_text.py), and speaker notes written for the speaker in book/slide_notes/<stem>.yml
+(minutes, talking points, a question, a misconception; keyed by the slide's title, assign_keys; `S`
+opens the speaker view of reveal.js's notes plugin, shipped with the deck). In order:
 
-- the objectives: the chapter's title and its Overview's lines (notes: the opening paragraph);
-- for every other section (`##` or `###`): a slide with the lines written for it (notes: the
-  section's paragraphs), then one slide per display equation, table and figure the section shows
+- the objectives: the chapter's title and its Overview's lines (session 1's also names the
+  install fallback, first_slide_fallback);
+- for every other section (`##` or `###`): a slide with the lines written for it, then one slide
+  per display equation (formulas set side by side stacked, split_equation), table and figure the section shows
   (outputs, markdown tables and glued figures); figures are the slide-size drawings
   `ledger.figures.show` keeps in the output's metadata (larger type, at least 18 px on the slide);
   a table keeps its caption (a short markdown line the same cell shows just before it, such as
@@ -16,7 +18,7 @@ speaker view of reveal.js's notes plugin, shipped with the deck). In order:
   TABLE_SLIDE_ROWS rows and TABLE_SLIDE_WORDS words, and one that would need more than
   TABLE_MAX_SLIDES slides is a page for reading: one slide names it, says how many rows it has and
   links the chapter;
-- the summary, and last the exercises: each label with one line (notes: the statements);
+- the summary, and last the exercises: each label with one line;
 - Prerequisites, Imports and the widget sections (Explore...) are left out.
 
 A section without written lines falls back to its lead paragraph (marked data-text="rule"; the
