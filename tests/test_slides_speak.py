@@ -182,3 +182,16 @@ def test_notes_keys_and_bad_notes():
             builder.check_notes_entry("00_x", "k", bad)
     with pytest.raises(builder.SlideError, match="name no slide"):
         builder.apply_notes("00_x", slides, None, {"Counting N": good})
+
+
+def test_the_student_editions_slides_carry_no_speaker_notes(tmp_path):
+    """The notes are the teacher's (their questions carry the expected answers): the student edition's
+    copy of the decks drops them and keeps the slides."""
+    from student import student_slides
+
+    deck = tmp_path / "00_x.html"
+    deck.write_text('<section data-notes="written">\n<h2>A</h2><p>line</p>\n<aside class="notes"><p>Ask: why? '
+                    '(Because.)</p></aside>\n</section>', encoding="utf-8")
+    student_slides(tmp_path)
+    shown = deck.read_text(encoding="utf-8")
+    assert "Because" not in shown and 'class="notes"' not in shown and "<p>line</p>" in shown
