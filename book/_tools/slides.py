@@ -2,12 +2,14 @@
 
 A deck is for projecting: 16:9 at 1280x720, each prose slide a heading and a few short lines (at
 most about 40 words) written for it and kept in the chapter's cell metadata (`tx_slides`, see
-book/_tools/slide_text.py), the chapter's own paragraphs in the speaker notes (`S` opens the
-speaker view of reveal.js's notes plugin, shipped with the deck). In order:
+book/_tools/slide_text.py), and speaker notes written for the speaker in book/slide_notes/<stem>.yml
+(minutes, talking points, a question, a misconception; keyed by the slide's title, assign_keys; `S`
+opens the speaker view of reveal.js's notes plugin, shipped with the deck). In order:
 
-- the objectives: the chapter's title and its Overview's lines (notes: the opening paragraph);
-- for every other section (`##` or `###`): a slide with the lines written for it (notes: the
-  section's paragraphs), then one slide per display equation, table and figure the section shows
+- the objectives: the chapter's title and its Overview's lines (session 1's also names the
+  install fallback, first_slide_fallback);
+- for every other section (`##` or `###`): a slide with the lines written for it, then one slide
+  per display equation (formulas set side by side stacked, split_equation), table and figure the section shows
   (outputs, markdown tables and glued figures); figures are the slide-size drawings
   `ledger.figures.show` keeps in the output's metadata (larger type, at least 18 px on the slide);
   a table keeps its caption (a short markdown line the same cell shows just before it, such as
@@ -16,7 +18,7 @@ speaker view of reveal.js's notes plugin, shipped with the deck). In order:
   TABLE_SLIDE_ROWS rows and TABLE_SLIDE_WORDS words, and one that would need more than
   TABLE_MAX_SLIDES slides is a page for reading: one slide names it, says how many rows it has and
   links the chapter;
-- the summary, and last the exercises: each label with one line (notes: the statements);
+- the summary, and last the exercises: each label with one line;
 - Prerequisites, Imports and the widget sections (Explore...) are left out.
 
 A section without written lines falls back to its lead paragraph (marked data-text="rule"; the
@@ -46,12 +48,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+import slide_text
+from executed import StaleBuild, chapter_stems, read_executed
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from myst_nb.core.variables import format_plain_text
-
-import slide_text
-from executed import StaleBuild, chapter_stems, read_executed
 
 ROOT = Path(__file__).resolve().parents[2]
 SKIPPED_SECTIONS = re.compile(r"^(prerequisites|imports|explore\b.*)$", re.IGNORECASE)
@@ -246,6 +247,7 @@ class Context:
     eval_values: dict = field(default_factory=dict)  # {expression: {"text": ...}}, <chapter>.eval.json
     texts: dict = field(default_factory=dict)   # {key: (slide lines, origin)}, book/_tools/slide_text.py
     citations_textual: dict = field(default_factory=dict)  # {key: "Hoffmann et al. (2022)"}
+    first_slide_extra: str = ""  # HTML the objectives slide adds (session 1's install fallback)
 
 
 def _role_text(body: str) -> str:
@@ -375,9 +377,14 @@ class Slide:
     kind: str
     notes: str = ""
     origin: str = ""
+    title: str = ""   # the heading the slide shows, as plain text: its speaker notes' key (notes_key)
+    key: str = ""     # its key in book/slide_notes/<stem>.yml (assign_keys)
+    notes_origin: str = ""  # "written" when its notes come from the notes store
 
     def section(self) -> str:
         attrs = f' data-kind="{self.kind}"' + (f' data-text="{self.origin}"' if self.origin else "")
+        attrs += f' data-notes="{self.notes_origin}"' if self.notes_origin else ""
+        attrs += f' data-key="{html.escape(self.key, quote=True)}"' if self.key else ""
         notes = f'\n<aside class="notes">{self.notes}</aside>' if self.notes else ""
         return f"<section{attrs}>\n{self.html}{notes}\n</section>"
 
@@ -448,8 +455,8 @@ def choose_slides(sections: list[Section], ctx: Context) -> list[Slide]:
         objectives, origin = _render([b for b in _blocks(_strip_directives(text)) if _kind(b) == "bullet_list"][:1]), "rule"
     first = _notes(replace_roles("\n\n".join(intro.markdown), ctx)) if intro else ""
     slides.append(Slide(f'<h1>{title}</h1><p class="objectives-lead">In this chapter</p>{objectives}'
-                        f'<p class="chapter-link"><a href="{ctx.chapter_page}">Read the chapter</a></p>',
-                        "objectives", first, origin))
+                        f'<p class="chapter-link"><a href="{ctx.chapter_page}">Read the chapter</a></p>'
+                        f'{ctx.first_slide_extra}', "objectives", first, origin))
     for section in sections:
         text = replace_roles("\n\n".join(section.markdown), ctx)
         heading = html.escape(re.sub(r"\$([^$]+)\$", r"\\(\1\\)", section.title), quote=False)
@@ -475,7 +482,9 @@ def choose_slides(sections: list[Section], ctx: Context) -> list[Slide]:
                 shown = [b for b in blocks if _kind(b) == "math_block"]
             for block in blocks:
                 if _kind(block) == "math_block" and block not in shown:
-                    slides.append(Slide(f"<h3>{heading}</h3>{_render([block])}", "equation"))
+                    parts = split_equation(block[0].content)
+                    shown_math = "".join(f'<div class="equation">\\[{html.escape(part)}\\]</div>\n' for part in parts)
+                    slides.append(Slide(f"<h3>{heading}</h3>{shown_math}", "equation"))
             for k, block in enumerate(blocks):
                 if _kind(block) == "table":
                     caption = _markdown_caption(blocks[k - 1]) if k else ""
@@ -498,6 +507,161 @@ def choose_slides(sections: list[Section], ctx: Context) -> list[Slide]:
     return slides
 
 
+def _top_level_splits(tex: str, separator: re.Pattern) -> list[str]:
+    """`tex` cut at every match of `separator` outside braces and environments."""
+    parts, depth, start, k = [], 0, 0, 0
+    while k < len(tex):
+        if tex.startswith("\\begin{", k):
+            depth += 1
+        elif tex.startswith("\\end{", k):
+            depth -= 1
+        elif tex[k] == "\\" and k + 1 < len(tex) and tex[k + 1] in "{}":
+            k += 2
+            continue
+        elif tex[k] == "{":
+            depth += 1
+        elif tex[k] == "}":
+            depth -= 1
+        elif depth == 0:
+            found = separator.match(tex, k)
+            if found:
+                parts.append(tex[start:k])
+                start = k = found.end()
+                continue
+        k += 1
+    return [p.strip() for p in parts + [tex[start:]] if p.strip().strip(",.;")]
+
+
+EQUATION_SEPARATOR = re.compile(r"\\qquad\b")
+"""Where a display equation that states several formulas side by side is cut into one line each: a
+top-level `\\qquad`; side by side they run past a 1280 px slide (chapter 2's two
+gradients), stacked they fit."""
+
+
+FORMULA_CHARS = 25
+"""A part after `\\qquad` shorter than this (in TeX, spaces left out) is the formula's condition
+("i = 0, \\dots, L-1"), which stays beside it."""
+
+
+def split_equation(tex: str) -> list[str]:
+    """A display equation as the formulas it sets side by side (EQUATION_SEPARATOR), each shown on a
+    line of its own on the slide; an equation with one formula (or a formula and its condition,
+    FORMULA_CHARS) comes back whole. A trailing comma
+    stays with its formula; a part that is only punctuation is dropped."""
+    parts = _top_level_splits(tex.strip(), EQUATION_SEPARATOR)
+    formulas = len(parts) > 1 and all(len("".join(p.split())) >= FORMULA_CHARS for p in parts)
+    return parts if formulas else [tex.strip()]
+
+
+# ---------------------------------------------------------------- speaker notes
+
+NOTES_DIR = ROOT / "book" / "slide_notes"
+NOTES_MAX_WORDS = 150
+"""Words a slide's speaker notes hold at most (points, question and misconception)."""
+NOTES_POINTS = (2, 4)
+NOTES_KINDS = {"figure": "figure", "table": "table", "equation": "equation", "reading-table": "reading table",
+               "forced": "slide"}
+"""The bracketed kind that keys a slide other than the section's prose slide: "Title [figure]"."""
+
+
+def _plain_heading(markup: str) -> str:
+    """The first heading of a slide's HTML as plain text, math written back as $...$ (as the chapter does)."""
+    found = re.search(r"<h([123])>(.*?)</h\1>", markup, re.DOTALL)
+    if not found:
+        return ""
+    text = re.sub(r"\\\((.*?)\\\)", r"$\1$", found.group(2), flags=re.DOTALL)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", text)).split())
+
+
+def assign_keys(slides: list[Slide]) -> None:
+    """Each slide's key in the notes store: its heading as the deck shows it (math as $...$), followed
+    for a slide that is not its section's prose slide by its kind in brackets ("[figure]"), numbered
+    when one heading has several of that kind ("[equation 1]", "[equation 2]"); the objectives slide is
+    keyed by the chapter's title, the summary by "Summary", the exercises by "Exercises"."""
+    counts: dict[str, int] = {}
+    for slide in slides:
+        slide.title = _plain_heading(slide.html)
+        if slide.kind in NOTES_KINDS:
+            slide.key = f"{slide.title} [{NOTES_KINDS[slide.kind]}]"
+            counts[slide.key] = counts.get(slide.key, 0) + 1
+        else:
+            slide.key = slide.title
+    seen: dict[str, int] = {}
+    for slide in slides:
+        if counts.get(slide.key, 0) > 1:
+            seen[slide.key] = seen.get(slide.key, 0) + 1
+            slide.key = f"{slide.key[:-1]} {seen[slide.key]}]"
+
+
+def load_notes(stem: str, folder: Path = NOTES_DIR) -> dict:
+    """The speaker notes written for one deck ({key: entry}); {} when none are written yet."""
+    import yaml
+
+    path = folder / f"{stem}.yml"
+    if not path.exists():
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict):
+        raise SlideError(f"{path.name}: holds {type(data).__name__}; allowed: a mapping of slide titles to notes")
+    return data
+
+
+def notes_words(entry: dict) -> int:
+    """Words of one slide's notes: its points, question and misconception (roles count as one word)."""
+    text = " ".join([*entry.get("points", []), entry.get("question", ""), entry.get("misconception", "")])
+    return len(ROLE.sub("x", text).split())
+
+
+def check_notes_entry(stem: str, key: str, entry) -> None:
+    """Refuse notes the speaker view cannot show as written: the four parts, 2-4 points, whole minutes,
+    at most NOTES_MAX_WORDS words."""
+    where = f"book/slide_notes/{stem}.yml {key!r}"
+    if not isinstance(entry, dict) or set(entry) != {"minutes", "points", "question", "misconception"}:
+        found = sorted(entry) if isinstance(entry, dict) else type(entry).__name__
+        raise SlideError(f"{where}: has {found}; allowed: exactly minutes, points, question, misconception")
+    minutes = entry["minutes"]
+    if isinstance(minutes, bool) or not isinstance(minutes, (int, float)) or not 0 < minutes <= 20:
+        raise SlideError(f"{where}: minutes {minutes!r}; allowed: a number of minutes above 0, at most 20")
+    points = entry["points"]
+    if not isinstance(points, list) or not NOTES_POINTS[0] <= len(points) <= NOTES_POINTS[1] or \
+            not all(isinstance(p, str) and p.strip() for p in points):
+        raise SlideError(f"{where}: points {points!r}; allowed: a list of {NOTES_POINTS[0]}-{NOTES_POINTS[1]} sentences")
+    for part in ("question", "misconception"):
+        if not isinstance(entry[part], str) or not entry[part].strip():
+            raise SlideError(f"{where}: {part} {entry[part]!r}; allowed: one non-empty sentence")
+    words = notes_words(entry)
+    if words > NOTES_MAX_WORDS:
+        raise SlideError(f"{where}: {words} words; allowed: at most {NOTES_MAX_WORDS}")
+
+
+def render_notes(entry: dict, ctx: Context) -> str:
+    """One slide's notes as the speaker view shows them; roles filled from the chapter's glue."""
+    def inline(text: str) -> str:
+        return MD.renderInline(replace_roles(text, ctx))
+
+    minutes = entry["minutes"]
+    points = "".join(f"<li>{inline(p)}</li>" for p in entry["points"])
+    return (f'<p class="notes-minutes">{minutes:g} min</p><ul class="notes-points">{points}</ul>'
+            f'<p class="notes-question"><strong>Ask:</strong> {inline(entry["question"])}</p>'
+            f'<p class="notes-misconception"><strong>Misconception:</strong> {inline(entry["misconception"])}</p>')
+
+
+def apply_notes(stem: str, slides: list[Slide], ctx: Context, notes: dict) -> None:
+    """Put the written notes on their slides (assign_keys first). A slide with no notes written shows
+    none: the chapter's paragraphs are for reading, not for speaking. A key that names no slide of the
+    deck (a renamed heading, a typo) is refused."""
+    keys = {slide.key for slide in slides}
+    unknown = sorted(set(notes) - keys)
+    if unknown:
+        raise SlideError(f"book/slide_notes/{stem}.yml: keys {unknown} name no slide of the deck; "
+                         f"allowed: {sorted(keys)}")
+    for slide in slides:
+        slide.notes, slide.notes_origin = "", ""
+        if slide.key in notes:
+            check_notes_entry(stem, slide.key, notes[slide.key])
+            slide.notes, slide.notes_origin = render_notes(notes[slide.key], ctx), "written"
+
+
 def _markdown_caption(block: list) -> str:
     """A paragraph that captions the markdown table after it (all bold, or ending with a colon, and
     at most CAPTION_WORDS words), as <p class="table-caption">; "" otherwise."""
@@ -510,7 +674,7 @@ def _markdown_caption(block: list) -> str:
     return f'<p class="table-caption">{MD.renderInline(inline)}</p>'
 
 
-TABLE_SLIDE_ROWS = 8
+TABLE_SLIDE_ROWS = 6
 """Body rows a table slide shows at most (the header is repeated on every slide)."""
 TABLE_SLIDE_WORDS = 90
 """Words a table slide shows at most, its heading, caption, header and cells counted: a table is
@@ -647,14 +811,14 @@ CSS = """.reveal { font-size: 38px; }
 .reveal li + li { margin-top: 0.35em; }
 .reveal .equation { text-align: center; font-size: 1em; }
 .reveal img.figure { display: block; margin: 0 auto; max-width: 100%; height: 590px; object-fit: contain; }
-.reveal .slide-table { font-size: 0.55em; overflow-x: auto; }
+.reveal .slide-table { font-size: 0.75em; }
 .reveal .slide-table .table-caption { font-weight: bold; margin: 0 0 0.3em; text-align: center; }
 .reveal .reading-table { font-size: 0.8em; }
-.reveal .slide-table table { margin: 0 auto; border-collapse: collapse; }
+.reveal .slide-table table { margin: 0 auto; border-collapse: collapse; width: 100%; }
 .reveal .slide-table th, .reveal .slide-table td { padding: 0.15em 0.5em; border-bottom: 1px solid #ccc; }
 .reveal ul.exercises { font-size: 0.8em; }
 .reveal .objectives-lead { color: #555; margin-bottom: 0.2em; }
-.reveal .how-to-check, .reveal .chapter-link { font-size: 0.6em; color: #555; }
+.reveal .how-to-check, .reveal .chapter-link, .reveal .fallback { font-size: 0.6em; color: #555; }
 """
 
 INDEX = """<!DOCTYPE html>
@@ -701,11 +865,25 @@ def build_chapter_slides(stem: str, executed: Path, source: Path, ctx_base: dict
     values = executed / f"{stem}.eval.json"
     ctx.eval_values = json.loads(values.read_text(encoding="utf-8")) if values.exists() else {}
     ctx.chapter_page = f"{book_prefix}notebooks/{stem}.html"
+    if stem == chapter_stems()[0]:
+        ctx.first_slide_extra = first_slide_fallback(book_prefix)
     sections = read_sections(notebook)
     slides = choose_slides(sections, ctx)
+    assign_keys(slides)
+    apply_notes(stem, slides, ctx, load_notes(stem))
     title = ctx.titles.get(stem, stem)
     body = "\n".join(slide.section() for slide in slides)
     return PAGE.format(title=html.escape(title), sections=body), title
+
+
+INSTALL_CHECK = "notebooks/install_check.ipynb"
+
+
+def first_slide_fallback(book_prefix: str) -> str:
+    """What session 1's first slide offers a student whose install failed: the browser explorer (a page
+    of the built book, linked relative to the deck so that it opens offline) and the install check."""
+    return (f'<p class="fallback">Install failed? Use the <a href="{book_prefix}book/explorer.html">browser explorer</a> '
+            f'meanwhile; once installed, run <code>{INSTALL_CHECK}</code>.</p>')
 
 
 def _titles(source: Path, stems: list[str]) -> dict[str, str]:

@@ -181,10 +181,11 @@ def student_commands(text: str) -> str:
 
 def student_slides(folder: Path) -> None:
     """Rewrite the slides copied from the main book (`folder`) as `student_commands` rewrites the
-    chapters (their lines and speaker notes come from them); a StudentError naming a slide deck that
-    still names another `make` command."""
+    chapters (their lines come from them), without the speaker notes (book/slide_notes/ is written
+    for the teacher: its questions carry their expected answers); a StudentError naming a slide deck
+    that still names another `make` command."""
     for page in sorted(folder.glob("*.html")):
-        html = page.read_text(encoding="utf-8")
+        html = re.sub(r'\n?<aside class="notes">.*?</aside>', "", page.read_text(encoding="utf-8"), flags=re.DOTALL)
         for pattern, replacement in STUDENT_COMMANDS:
             html = re.sub(html_form(pattern), html_form(replacement), html)
         left = make_commands(re.sub(r"<[^>]+>", "", html))
