@@ -58,8 +58,14 @@ RUBRICS: dict[str, str | Rubric] = {
                   "np.fft with complex h: the conjugated form agrees to 1e-15, the real form is off by O(1).",
                   "A real filter's conj(H) is H with reversed bins (a relabelling); a complex one's is a new mask."),
         wrong="repeats the real-signal proof and says reversal suffices for any filter, so the backward pass never needs a new mask (at most 1 point: the real case)."),
-    'corr-fd-step-why':
-        'says the three comparisons with direct sums do not use the step and are unchanged; says the finite-difference error is rounding error in the loss divided by the step, so it grows by about the factor 1,000 the step shrank; says the measured factor is somewhat below 1,000 because the rounding error is a different draw at each step, not a fixed amount (no truncation error to speak of: it is rounding at both steps).',
+    'corr-fd-step-why': Rubric(
+        points=((1, "says the three comparisons with direct sums do not use the step and are unchanged"),
+                (1, "says the loss is linear in the input, so central differences have no truncation error: the finite-difference error is rounding error in the loss divided by the step, and grows by the order of the factor 1,000 the step shrank"),
+                (1, "says the factor is a ratio of two rounding-error draws, so each seed gives its own (from a few hundred to about two thousand over seeds), and only its order of magnitude is a property of the method")),
+        exemplar=("The direct-sum comparisons never use the step: unchanged.",
+                  "The loss is linear in u, so the finite difference only carries rounding error over the step: about 1,000x larger.",
+                  "Seed 0 gives a few hundred, other seeds up to about two thousand: rounding draws, of the order of 1,000."),
+        wrong="says the error grows because of truncation error, or that it always grows by less than 1,000 (at most 1 point)."),
     'passes-hybrid-why':
         "says the optical work falls with the fraction of layers that keep Hyena (each attention layer removes its long convolutions), while the step's FLOPs barely move (an attention layer costs about as much as the Hyena layer it replaces); concludes the optical work moves more and the dilution is the smaller effect.",
     'passes-mask-count-why':
