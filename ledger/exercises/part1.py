@@ -97,7 +97,8 @@ LONG_CHANNEL_ROWS = {"seq_len": (2048, 32768, 16384, 256, 512, 1024, 4096, 65536
 numeric("corr-long-channel", lambda seq_len=8192: _channel_backward_flops(seq_len), rel_tol=1e-9, unit="FLOPs",
         variants=LONG_CHANNEL_ROWS,
         hint="dX has two transforms and a product; dW only a product and a complex add per bin, at n = 2S.")
-numeric("corr-long-channel-transforms", _channel_backward_transform_share, rel_tol=0.001, unit="%",
+# A close band of twice the tolerance: the share creeps up by 0.3-1.4% per doubling of the length.
+numeric("corr-long-channel-transforms", _channel_backward_transform_share, rel_tol=0.001, close_factor=2.0, unit="%",
         variants=LONG_CHANNEL_ROWS,
         hint="only dX transforms: the spectrum of g in, and the inverse out.")
 numeric("corr-fd-step", _fd_growth, rel_tol=0.05,
