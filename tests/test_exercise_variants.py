@@ -2,18 +2,17 @@
 parameters (deterministically, never the book's own), `check(..., student=ID)` checks that variant,
 and `python -m ledger exercises key` writes every student's answers; bad input is one line."""
 import csv
+import hashlib
 import math
 import re
-import hashlib
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from ledger_cli import run_ledger
 
 from ledger import LedgerError
-
-from ledger_cli import run_ledger
 from ledger.exercises import LABELS, REGISTRY, check, registry, statement_parameters
 from ledger.exercises.instructor import answer, key_rows, read_students
 
@@ -138,6 +137,7 @@ def test_how_far_is_readable_and_never_an_exponent():
 def test_every_statement_cell_shows_every_checked_parts_parameters(capsys):
     """Each exercise's parameters cell prints a line for every numeric label its statement checks."""
     import re
+
     import nbformat
     failures = []
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
@@ -306,7 +306,7 @@ def test_the_key_lists_every_student_and_label(varied, tmp_path):
         else:
             assert float(row["answer"]) == pytest.approx(answer(row["label"], row["student"]), rel=1e-12)
             assert check(row["label"], float(row["answer"]), student=row["student"])
-    mine = [r for r in key_rows(["alice"], [varied])][0]
+    mine = key_rows(["alice"], [varied])[0]
     assert mine["parameters"] == registry._describe(registry.parameters(varied, "alice"), "; ")
 
 

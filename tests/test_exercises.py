@@ -108,7 +108,7 @@ def test_every_numeric_label_is_asked_with_its_unit_and_precision():
                 failures.append(f"{chapter} {label}: the statement does not say the answer is an explanation")
             continue
         line = next((ln for ln in statement.splitlines() if f'check("{label}"' in ln), "")
-        if f'student=STUDENT_ID' not in line and "student=" not in statement:
+        if 'student=STUDENT_ID' not in line and "student=" not in statement:
             failures.append(f"{chapter} {label}: check without student=STUDENT_ID")
         if ex.unit and f"in {ex.unit}" not in statement:
             failures.append(f"{chapter} {label}: the statement does not say the unit ({ex.unit})")
@@ -181,8 +181,7 @@ def test_explanations_say_the_teacher_marks_them():
 
 
 NUMBER_WORDS = {word: str(n) for n, word in enumerate(
-    "zero _ two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty".split()) if word != "_"}  # "one" is left out: mostly a pronoun
+    ["zero", "_", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"]) if word != "_"}  # "one" is left out: mostly a pronoun
 NUMBER_WORDS |= {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "hundred": "100",
                  "thousand": "1,000", "million": "million", "billion": "billion", "twice": "two", "half": "half"}
 # a number word, or a token with a digit (a numeral, or a name such as SmolLM-135M or fp32, kept whole)
