@@ -2,17 +2,17 @@
 parameters (deterministically, never the book's own), `check(..., student=ID)` checks that variant,
 and `python -m ledger exercises key` writes every student's answers; bad input is one line."""
 import csv
-import re
 import hashlib
+import math
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from ledger_cli import run_ledger
 
 from ledger import LedgerError
-
-from ledger_cli import run_ledger
 from ledger.exercises import LABELS, REGISTRY, check, registry, statement_parameters
 from ledger.exercises.instructor import answer, key_rows, read_students
 
@@ -96,18 +96,20 @@ def test_show_parameters_reads_like_the_statement(capsys):
 
 
 def test_an_exact_count_says_only_too_high_or_too_low():
-    """A label asked exactly (a whole count) says the direction, never the difference (which would give
-    the answer away): close but not exact inside the close band, not exact beyond it."""
-    target = answer("passes-mask-count", "s002")
-    ex = REGISTRY["passes-mask-count"]
-    cases = ((target + 1, "close", "close but not exact (too high)"), (target - 1, "close", "close but not exact (too low)"),
+    """A practice label asked exactly (a whole count) says the direction, never the difference (which would
+    give the answer away): close but not exact inside the close band, not exact beyond it."""
+    label = "passes-mask-count-dw"
+    target = answer(label, "s002")
+    ex = REGISTRY[label]
+    off = math.ceil(2 * ex.rel_tol * target)  # a few whole values off, outside the tolerance, inside the band
+    cases = ((target + off, "close", "close but not exact (too high)"), (target - off, "close", "close but not exact (too low)"),
              (target * 0.95, "wrong", "not exact: too low"), (target * 1.3, "wrong", "not exact: too high"))
-    assert ex.rel_tol < registry.EXACT_TOL and 1 / target < ex.close_factor * ex.rel_tol
+    assert not ex.graded and ex.rel_tol < registry.EXACT_TOL and off / target < ex.close_factor * ex.rel_tol
     for value, verdict, words in cases:
-        result = check("passes-mask-count", value, student="s002")
+        result = check(label, value, student="s002")
         message = str(result)
         assert result.verdict == verdict and words in message and "%" not in message, message
-        assert not re.search(r"\d", message.replace("passes-mask-count", "")), f"a number in {message!r}"
+        assert not re.search(r"\d", message.replace(label, "")), f"a number in {message!r}"
 
 
 def test_a_check_without_a_student_says_it_used_the_books_values():
@@ -123,16 +125,19 @@ def test_a_check_without_a_student_says_it_used_the_books_values():
 
 def test_how_far_is_readable_and_never_an_exponent():
     """A wrong value's distance reads as a person would say it: 45% off, 1.9x too high, never 1e+02%."""
-    target = answer("fpt-causal", "s1")
+    label = "fpt-flash"  # a practice label with variants (a graded one says only right or not right)
+    assert not REGISTRY[label].graded and REGISTRY[label].variants
+    target = answer(label, "s1")
     for factor, words in ((2.0, "exactly twice the answer"), (0.4, "2.5x too low"), (1.9, "1.9x too high"), (1.45, "45% off"),
                           (0.2, "5x too low"), (25, "over 10x too high"), (-3, "of the wrong sign")):
-        message = str(check("fpt-causal", target * factor, student="s1"))
-        assert words in message and "e+" not in message.split("tokens is")[-1], (factor, message)
+        message = str(check(label, target * factor, student="s1"))
+        assert words in message and "e+" not in message.split("% is")[-1], (factor, message)
 
 
 def test_every_statement_cell_shows_every_checked_parts_parameters(capsys):
     """Each exercise's parameters cell prints a line for every numeric label its statement checks."""
     import re
+
     import nbformat
     failures = []
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
@@ -301,7 +306,7 @@ def test_the_key_lists_every_student_and_label(varied, tmp_path):
         else:
             assert float(row["answer"]) == pytest.approx(answer(row["label"], row["student"]), rel=1e-12)
             assert check(row["label"], float(row["answer"]), student=row["student"])
-    mine = [r for r in key_rows(["alice"], [varied])][0]
+    mine = key_rows(["alice"], [varied])[0]
     assert mine["parameters"] == registry._describe(registry.parameters(varied, "alice"), "; ")
 
 
@@ -317,14 +322,19 @@ def test_the_keys_parameters_read_as_the_statements_print_them():
 
 
 def test_a_model_variant_prints_what_the_paper_derivation_needs(capsys):
-    """fpt-causal is solved on paper from 6N = 6LSH: the statement's parameters give the model's N, L and H."""
+    """fpt-causal is solved on paper from 6N = 6LSH: the statement's parameters give the model's N, L and H
+    and the vocabulary its LM head is resized to, so N' = N + (V' - V) H, with V the model's own (which the
+    statement lists)."""
     from ledger.exercises.registry import model_shape
     for student in (None, "s001", "s002", "s003", "s004"):
         registry.show_parameters("fpt-causal", student)
-        shape = model_shape(registry.parameters("fpt-causal", student)["model"])
+        params = registry.parameters("fpt-causal", student)
+        shape = model_shape(params["model"])
         out = capsys.readouterr().out
         assert f"N = {shape.N:,}, L = {shape.n_layers}, H = {shape.hidden:,}" in out, out
-        assert answer("fpt-causal", student) == pytest.approx(6 * shape.N / (6 * shape.n_layers * shape.hidden))
+        assert f"vocabulary = {params['vocab']:,} words" in out, out
+        resized = shape.N + (params["vocab"] - shape.vocab) * shape.hidden
+        assert answer("fpt-causal", student) == pytest.approx(6 * resized / (6 * shape.n_layers * shape.hidden))
 
 
 @pytest.mark.parametrize("content, message", [("alice\nalice\n", "repeats line 1"), ("a b\n", "line 1"),
@@ -364,3 +374,41 @@ def test_the_answers_are_not_in_the_student_api():
     assert not hasattr(student_api, "answer") and "answer" not in student_api.__all__
     from ledger.exercises import instructor
     assert instructor.answer("masks-step-size") == pytest.approx(registry.answer_at(REGISTRY["masks-step-size"], registry.parameters("masks-step-size")))
+
+
+def test_graded_labels_have_enough_variants_that_a_class_rarely_shares_one():
+    """Every graded numeric label that varies has at least 6 variant rows (the registry gives 12), and over
+    40-student rosters drawn with many course salts two students get answers within the close band of
+    each other (a copied value earns credit) in at most 10% of the pairs, on average, for each label."""
+    from ledger.exercises.instructor import graded_labels
+    students = [f"s{k:03d}" for k in range(40)]
+    salts = [f"course-{k}" for k in range(40)]
+    graded = [label for label in graded_labels() if REGISTRY[label].answer is not None]
+    assert graded, "no graded numeric label"
+    failures = []
+    for label in graded:
+        ex, rows = REGISTRY[label], registry.variant_rows(label)
+        if not rows:
+            failures.append(f"{label}: graded without variants")
+            continue
+        if len(rows) < 6:
+            failures.append(f"{label}: {len(rows)} variants (at least 6)")
+        answers = [ex.answer(**row) for row in rows]
+        band = ex.close_factor * ex.rel_tol
+        near = [[abs(a - b) <= band * max(abs(a), abs(b)) for b in answers] for a in answers]
+        shares = []
+        for salt in salts:
+            drawn = [registry.draw_index(label, s, salt=salt) for s in students]
+            pairs = [(a, b) for i, a in enumerate(drawn) for b in drawn[i + 1:]]
+            shares.append(sum(near[a][b] for a, b in pairs) / len(pairs))
+        mean = sum(shares) / len(shares)
+        if mean > 0.10:
+            failures.append(f"{label}: {100 * mean:.1f}% of pairs share an answer")
+    assert not failures, failures
+
+
+def test_a_graded_numeric_label_is_never_formative_and_the_formative_ones_say_why():
+    for label, ex in REGISTRY.items():
+        assert not (ex.graded and ex.formative), label
+        if ex.formative:
+            assert ex.answer is not None and re.search(r"\bgives? it\b", ex.formative), (label, ex.formative)

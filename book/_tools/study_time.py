@@ -343,7 +343,7 @@ def plans_block(book: dict[str, Chapter]) -> str:
             busy = sum(b - a for a, b, what in used if not what.startswith("questions"))
             out.append(f"| {k}. {session.title} | {', '.join(doc(s) for s in session.chapters)} | "
                        f"{', '.join(doc(s) for s in session.reading) or '-'} | {busy} of {plan.minutes} | "
-                       f"`{session.in_class}` | {', '.join(f'`{h}`' for h in session.homework)} | "
+                       f"`{session.in_class}` | {homework_text(session.homework)} | "
                        f"`{session.explanation}` |")
         out += ["", "Minute by minute:", ""]
         for k, session in enumerate(plan.sessions, 1):
@@ -353,14 +353,28 @@ def plans_block(book: dict[str, Chapter]) -> str:
     return "\n".join(out).rstrip()
 
 
+def has_graded_part(exercise: str) -> bool:
+    """True when some numeric part of `exercise` is graded (the registry's flag)."""
+    from ledger.exercises import REGISTRY
+    from ledger.exercises.registry import parts
+
+    return any(REGISTRY[p].graded and REGISTRY[p].asks_number for p in parts(exercise))
+
+
+def homework_text(homework) -> str:
+    """A session's homework as the plans' tables print it: an exercise with no graded part says so."""
+    return ", ".join(f"`{h}`" + ("" if has_graded_part(h) else " (practice)") for h in homework)
+
+
 def graded_block() -> str:
-    """The assessment plan's table: the main plan's exercises, session by session."""
+    """The assessment plan's table: the main plan's graded exercises, session by session."""
     from ledger.exercises.plan import PLANS
 
     lines = ["| Session | In class, on paper (exercise) | Numeric homework (exercises) | Explanation (label, rubric) |",
              "| --- | --- | --- | --- |"]
     for k, s in enumerate(PLANS["5x90"].sessions, 1):
-        lines.append(f"| {k} | `{s.in_class}` | {', '.join(f'`{h}`' for h in s.homework)} | `{s.explanation}` |")
+        graded = [h for h in s.homework if has_graded_part(h)]
+        lines.append(f"| {k} | `{s.in_class}` | {', '.join(f'`{h}`' for h in graded)} | `{s.explanation}` |")
     return "\n".join(lines)
 
 

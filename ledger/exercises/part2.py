@@ -6,6 +6,7 @@ with `-why`, named in the statement."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from .. import article, hardware, reconcile
 from ..passes import long_conv_per_channel
@@ -14,7 +15,7 @@ from ..shapes import LLAMA3_8B
 from ..step import step_items
 from ..table import step_row
 from ..timing import time_shares
-from .registry import exercise_parts, explained, model_shape, numeric
+from .registry import REGISTRY, exercise_parts, explained, model_shape, numeric
 
 
 def _step(variant: str, seq_len: int, **kw) -> float:
@@ -86,7 +87,8 @@ def _ct_card31_ledger(gpu_hours: float = 1.46e6) -> float:
     return 100 * article.implied_utilization(run, gpu_hours, H100_DENSE_BF16)
 
 
-numeric("ct-mfu", _ct_mfu, rel_tol=0.005, unit="percentage points", variants={"step_seconds": (1.5, 1.8, 2.2, 2.5)},
+numeric("ct-mfu", _ct_mfu, rel_tol=0.005, unit="percentage points",
+        variants={"step_seconds": (1.5, 1.8, 2.2, 2.5, 1.2, 1.4, 1.3, 1.7, 1.9, 2.7, 3.0, 2.8)},
         hint="utilisation is achieved FLOP/s over the cluster's peak; the seconds and the GPUs are the same for both")
 def _qk_only(seq_len: int = 32768) -> float:
     items = step_items(Settings(variant="transformer", seq_len=seq_len))
@@ -113,8 +115,17 @@ def _shape(model: str):
     return model_shape(model)
 
 
-def _fpt_causal(model: str = "Llama-3-8B") -> float:
-    return 2 * article.crossover_seq_len(_shape(model))
+def _fpt_causal(model: str = "Llama-3-8B", vocab: int = 128_256) -> float:
+    """The causal crossover length of `model` with its vocabulary set to `vocab` (its LM head resized)."""
+    return 2 * article.crossover_seq_len(replace(_shape(model), vocab=vocab))
+
+
+# Another model with a vocabulary of another model family (32,000 to 256,000 words), so its N must
+# be worked out first: the LM head changes by (V' - V) H. The rows' answers lie over 2% apart (the
+# close band), so no two students' answers pass for each other.
+FPT_CAUSAL_ROWS = {"model": tuple(m for m in MODEL_CONFIGS for _ in range(4)),
+                   "vocab": (32_000, 100_352, 151_936, 256_000, 49_152, 80_000, 100_352, 200_064,
+                             32_000, 65_536, 151_936, 256_000)}
 
 
 def _fpt_small(seq_len: int = 2048) -> float:
@@ -130,8 +141,11 @@ def _fpt_flash(seq_len: int = 65536, attention_kernel: str = "flash-causal") -> 
     return 100 * (hardware.hardware_flops(s) / hardware.model_flops(s) - 1)
 
 
-numeric("fpt-causal", _fpt_causal, rel_tol=0.005, unit="tokens", variants={"model": MODEL_CONFIGS},
-        traps=lambda model: [(article.crossover_seq_len(_shape(model)), "the crossover without causal halving")],
+numeric("fpt-causal", _fpt_causal, rel_tol=0.005, unit="tokens", variants=FPT_CAUSAL_ROWS,
+        traps=lambda model, vocab: [(article.crossover_seq_len(replace(_shape(model), vocab=vocab)),
+                                     "the crossover without causal halving"),
+                                    (2 * article.crossover_seq_len(_shape(model)),
+                                     "the model's own vocabulary, not the one printed")][:1 if vocab == _shape(model).vocab else 2],
         hint="write both terms per token and set them equal; what does halving one of them do to the solution?")
 numeric("fpt-small", _fpt_small, rel_tol=0.005, variants={"seq_len": (1024, 512, 16384)},
         traps=lambda seq_len: [(_fpt_small_approx(seq_len), "the approximation S/(6H), not the exact ratio")],
@@ -172,9 +186,10 @@ def _ai_tp_ridge(bandwidth: float = ILLUSTRATIVE_BANDWIDTH) -> float:
                                                 ILLUSTRATIVE_PEAK, bandwidth)
 
 
+DECODE_ROWS = {"batch": (5, 16, 8, 7, 9, 11, 13, 14, 20, 28, 40, 56)}
 numeric("ai-decode-mlp-intensity", _ai_decode_intensity, rel_tol=0.005, unit="FLOPs per byte",
-        variants={"batch": (5, 16, 8)}, hint="count the FLOPs of the product and the bytes of its three operands")
-numeric("ai-decode-mlp", _ai_decode_mlp, rel_tol=0.005, unit="%", variants={"batch": (5, 16, 8)},
+        variants=DECODE_ROWS, formative="one call of article.arithmetic_intensity with the statement's batch gives it", hint="count the FLOPs of the product and the bytes of its three operands")
+numeric("ai-decode-mlp", _ai_decode_mlp, rel_tol=0.005, unit="%", variants=DECODE_ROWS, graded=True,
         hint="below the ridge the attainable rate is set by the bandwidth, not by the peak")
 numeric("ai-ridge-bw", _ai_ridge_bw, rel_tol=1e-9, unit="tokens", variants={"bandwidth": (4.0e12, 5.0e12, 9.0e12)},
         traps=[(_ai_ridge_bw(ILLUSTRATIVE_BANDWIDTH), "the ridge at the old bandwidth")],
@@ -262,5 +277,18 @@ numeric("ms-break-even", lambda seq_len=4096: _bisect(lambda f: _circulant_time_
              "matrix rate, and set them equal")
 explained("ms-break-even-why")
 numeric("ms-twenty", lambda factor=20.0: 100 * _circulant_time_share(factor), rel_tol=0.005, unit="%",
-        variants={"factor": (12.0, 30.0, 40.0)},
+        variants={"factor": (12.0, 30.0, 40.0, 5.0, 8.0, 10.0, 15.0, 25.0, 50.0, 70.0, 80.0, 100.0)},
         hint="weight each kind of kernel's FLOPs by its rate before dividing")
+
+
+# Which parts count towards a grade (the course guide's assessment plan), and which are formative.
+FORMATIVE = {
+    "ai-ridge-bw": "one call of article.ridge_batch with the statement's bandwidth, rounded up, gives it",
+    "ct-selective-long": "one call of article.recompute_tax with the statement's length gives it",
+    "am-long": "one call of ledger.step_row with the statement's length gives it",
+}
+GRADED = ("fpt-causal", "ct-mfu", "ms-twenty", "fpt-small-why", "ms-break-even-why")
+for _label, _reason in FORMATIVE.items():
+    REGISTRY[_label] = replace(REGISTRY[_label], formative=_reason, graded=False)
+for _label in GRADED:
+    REGISTRY[_label] = replace(REGISTRY[_label], graded=True)
