@@ -71,9 +71,11 @@ slides: $(STAMP) $(NPM_STAMP)
 ## folder to hand out: notebooks/ (the chapters without solutions), ledger/, data/ and a minimal
 ## requirements.txt (the chapters' packages, JupyterLab and jupyterlab-myst; no Sphinx, Playwright or
 ## pytest). Reuses the executed chapters; executes nothing again. STUDENT_FLAGS=--no-pdf skips the PDF.
+## SALT=SECRET puts the course's salt in the folder (course-salt.txt), so the statements show each
+## student the variant the key and `make grade` drew with the same salt.
 student: $(STAMP) slides print-tools
 	$(PY) book/_tools/student.py --executed $(EXECUTED) --out _build/student \
-		--jupyterlab $(JUPYTERLAB_VERSION) --jupyterlab-myst $(JUPYTERLAB_MYST_VERSION) $(STUDENT_FLAGS)
+		--jupyterlab $(JUPYTERLAB_VERSION) --jupyterlab-myst $(JUPYTERLAB_MYST_VERSION) $(if $(SALT),--salt '$(SALT)') $(STUDENT_FLAGS)
 
 ## Execute every chapter (as `make book` does) into _build/executed/<docname>.ipynb and the cache,
 ## for targets that render the executed chapters without Sphinx.

@@ -210,9 +210,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and argv[0] == "exercises":
         from importlib.util import find_spec
         if find_spec(f"{__package__}.exercises.instructor") is None:  # the student folder leaves it out
-            if argv[1:] == ["list"]:  # labels, units and precisions: no answer, no rubric
+            if argv[1:] in (["list"], ["list", "--json"]):  # labels, units and precisions: no answer, no rubric
                 from .exercises.registry import label_lines
-                print("\n".join(label_lines()))
+                print("\n".join(label_lines(as_json=argv[1:] == ["list", "--json"])))
                 return 0
             print("python -m ledger exercises: the answer key and the rubrics are in the teacher's edition, "
                   "not in the student folder (`python -m ledger exercises list` lists the labels here)",

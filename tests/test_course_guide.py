@@ -230,20 +230,21 @@ def test_the_paper_slips_command_writes_each_students_parameters_for_the_in_clas
 
     section = GUIDE.split("**Parameters on paper.**", 1)[1].split("\n**", 1)[0]
     command = shlex.split(re.search(r"```bash\n(.*?)\n```", section, re.DOTALL).group(1))
-    assert command[:5] == ["python", "-m", "ledger", "exercises", "key"], command
+    assert command[:5] == ["python", "-m", "ledger", "exercises", "slips"], command
     args = command[5:]
+    args[args.index("--salt") + 1] = "guide-test-salt"
     (tmp_path / "class.txt").write_text("s001\ns002\ns003\n", encoding="utf-8")
     args[args.index("--students") + 1] = str(tmp_path / "class.txt")
     args[args.index("--out") + 1] = str(tmp_path / "slips.csv")
-    assert key_main(["key", *args]) == 0
+    assert key_main(["slips", *args]) == 0
     rows = list(csv.DictReader((tmp_path / "slips.csv").open(encoding="utf-8")))
-    for column in re.findall(r"`(\w+)`", section.split("print the", 1)[1].split("columns", 1)[0]):
-        assert column in rows[0], f"the key has no {column!r} column"
+    columns = re.findall(r"`(\w+)`", section.split("`slips.csv` has the", 1)[1].split("columns only", 1)[0])
+    assert sorted(columns) == sorted(rows[0]) == ["label", "parameters", "student"], (columns, rows[0])
     labels = {r["label"] for r in rows}
     in_class = {a[0] for _, a, _, _ in graded_rows()}
     assert any(labels == set(graded_labels(e)) for e in in_class), f"{labels}: not an in-class exercise's labels"
     for row in rows:
-        shown = parameters(row["label"], row["student"])
+        shown = parameters(row["label"], row["student"], salt="guide-test-salt")
         assert all(_describe({k: v}) in row["parameters"] for k, v in shown.items() if k in REGISTRY[row["label"]].variants)
 
 

@@ -39,6 +39,10 @@ from pathlib import Path
 
 import nbformat
 import yaml
+
+import ledger.exercises
+from ledger.exercises.registry import CATALOGUE_FILE, SALT_FILE, check_salt, write_catalogue
+
 from answer_cells import student_answer_cells
 from executed import StaleBuild, chapter_stems, read_executed
 
@@ -58,9 +62,12 @@ LIBRARY = ["ledger", "data", "pyproject.toml", "LICENSE"]
 STUDENT_ENV_MB = 450
 """The disk space the environment made from the student requirements takes, in MB (10^6 bytes), as the
 README and the course guide state it; tests/test_student.py measures .venv-student against it."""
-# What the student folder's library leaves out: build leftovers, and the teacher's modules (the
-# answer key and the explanations' marking rubrics).
-LEFT_OUT = ("__pycache__", "*.pyc", "*.egg-info", "instructor.py", "rubrics.py")
+# What the student folder's library leaves out: build leftovers, the teacher's modules (the answer
+# key and the explanations' marking rubrics) and the chapters' exercise modules, whose answer
+# functions would compute the graded parts: the folder's registry reads `catalogue.json` instead
+# (ledger.exercises.registry.catalogue: no answer of a graded label).
+EXERCISE_MODULES = tuple(f"{name}.py" for name in ledger.exercises._CHAPTERS)
+LEFT_OUT = ("__pycache__", "*.pyc", "*.egg-info", "instructor.py", "rubrics.py", *EXERCISE_MODULES)
 
 
 TEACHER_BLOCK = re.compile(r"^<!-- teacher-edition -->\n.*?^<!-- /teacher-edition -->\n?", re.MULTILINE | re.DOTALL)
@@ -303,8 +310,10 @@ The book itself, without solutions, is in html/ (open html/index.html) and stude
 """
 
 
-def write_library(out: Path, jupyterlab: str, jupyterlab_myst: str) -> None:
-    """Copy the library and the data into the student folder; write requirements.txt and README.md."""
+def write_library(out: Path, jupyterlab: str, jupyterlab_myst: str, salt: str | None = None) -> None:
+    """Copy the library and the data into the student folder, the exercises as a catalogue without
+    graded answers (and the course's salt, when given, in course-salt.txt); write requirements.txt
+    and README.md."""
     for name in LIBRARY:
         target = out / name
         if target.is_dir():
@@ -313,20 +322,23 @@ def write_library(out: Path, jupyterlab: str, jupyterlab_myst: str) -> None:
             shutil.copytree(ROOT / name, target, ignore=shutil.ignore_patterns(*LEFT_OUT))
         else:
             shutil.copy2(ROOT / name, target)
+    write_catalogue(out / "ledger" / "exercises" / CATALOGUE_FILE)
+    if salt is not None:
+        (out / SALT_FILE).write_text(check_salt(salt) + "\n", encoding="utf-8")
     (out / "requirements.txt").write_text(requirements(ROOT / "requirements.txt", jupyterlab, jupyterlab_myst),
                                           encoding="utf-8")
     title = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8")).get("title", "")
     (out / "README.md").write_text(README.format(title=title, env_mb=STUDENT_ENV_MB), encoding="utf-8")
 
 
-def stale_folder(out: Path, stems: list[str], jupyterlab: str, jupyterlab_myst: str) -> str:
+def stale_folder(out: Path, stems: list[str], jupyterlab: str, jupyterlab_myst: str, salt: str | None = None) -> str:
     """What in the student folder `out` differs from what this run would write ('' when it is
     current): its notebooks, requirements and library are written afresh aside (a second) and
     compared file by file, both ways (a teacher's module left in `out` is stale too; bytecode is not)."""
     with tempfile.TemporaryDirectory() as folder:
         fresh = Path(folder)
         write_notebooks(ROOT / "notebooks", fresh / "notebooks", stems)
-        write_library(fresh, jupyterlab, jupyterlab_myst)
+        write_library(fresh, jupyterlab, jupyterlab_myst, salt)
         for name in ["notebooks", "requirements.txt", *LIBRARY]:
             wanted = [fresh / name] if (fresh / name).is_file() else sorted(p for p in (fresh / name).rglob("*") if p.is_file())
             for file in wanted:
@@ -415,6 +427,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the slides written into the main book by `make slides`, copied into the edition")
     parser.add_argument("--notebooks-only", action="store_true", help="write notebooks/ and the library; skip the HTML")
     parser.add_argument("--no-pdf", action="store_true", help="skip student.pdf")
+    parser.add_argument("--salt", help="the course's salt for the variants' draw, written to course-salt.txt")
     parser.add_argument("--keep-notebooks", action="store_true",
                         help="keep the notebooks/ and the library a `--notebooks-only` run wrote (they must be "
                              "current): `make test` runs them under nbval while this run builds the HTML and PDF")
@@ -425,14 +438,14 @@ def main(argv: list[str] | None = None) -> int:
     stems = chapter_stems()
     try:
         if args.keep_notebooks:
-            stale = stale_folder(args.out, stems, args.jupyterlab, args.jupyterlab_myst)
+            stale = stale_folder(args.out, stems, args.jupyterlab, args.jupyterlab_myst, args.salt)
             if stale:
                 raise StudentError(f"--keep-notebooks: {stale} (run with --notebooks-only first)")
         else:
             if (args.out / "notebooks").exists():
                 shutil.rmtree(args.out / "notebooks")
             write_notebooks(ROOT / "notebooks", args.out / "notebooks", stems)
-            write_library(args.out, args.jupyterlab, args.jupyterlab_myst)
+            write_library(args.out, args.jupyterlab, args.jupyterlab_myst, args.salt)
         if not args.notebooks_only:
             build_html(args.executed, ROOT / "notebooks", args.out / "html", stems, args.jupyter_book, args.slides,
                        pdf=None if args.no_pdf else args.out / "student.pdf")
