@@ -33,7 +33,7 @@ def _assignment() -> tuple[str, dict[str, list[str]]]:
     """The assignment with both a numeric and an explanation label and the fewest notebooks."""
     plan = grade.assignments()
     both = [(len(chapters), name) for name, chapters in plan.items()
-            if {REGISTRY[label].answer is None for labels in chapters.values() for label in labels} == {True, False}]
+            if {not REGISTRY[label].asks_number for labels in chapters.values() for label in labels} == {True, False}]
     assert both, f"no assignment has both a numeric and an explanation graded label: {plan}"
     name = min(both)[1]
     return name, plan[name]
@@ -88,8 +88,8 @@ def round_(tmp_path_factory):
     name, chapters = _assignment()
     _run("setup", "--course", str(course), "--assignment", name)
     labels = [label for stem in chapters for label in chapters[stem]]
-    numeric = [label for label in labels if REGISTRY[label].answer is not None]
-    explained = [label for label in labels if REGISTRY[label].answer is None]
+    numeric = [label for label in labels if REGISTRY[label].asks_number]
+    explained = [label for label in labels if not REGISTRY[label].asks_number]
     values = {RIGHT: {}, SLIPPED: {}, COPIED: {}}
     slips = {}
     for label in numeric:
@@ -185,6 +185,6 @@ def test_feedback(round_):
         if round_["explained"]:
             assert f"hand-graded {student}" in html
         for label in round_["explained"]:
-            assert REGISTRY[label].rubric[:60] not in html
+            assert str(REGISTRY[label].rubric)[:60] not in html
     assert (round_["out"] / "rubrics.md").read_text(encoding="utf-8").count("## ") == len(
-        [label for label in instructor.graded_labels() if REGISTRY[label].answer is None])
+        [label for label in instructor.graded_labels() if not REGISTRY[label].asks_number])

@@ -153,7 +153,7 @@ def with_answer_cells(nb, graded: list[str] | None = None, teacher: bool = False
         ex = REGISTRY[label]
         at = _anchor(nb, label if label in stated_exercises(nb) else exercise_of(label))
         points = instructor.max_points(label)
-        cells = ([explanation_cell(label, points, teacher)] if ex.answer is None
+        cells = ([explanation_cell(label, points, teacher)] if not ex.asks_number
                  else numeric_cells(label, ex.unit, points, teacher))
         inserts.setdefault(at, []).extend(cells)
     for at in sorted(inserts, reverse=True):

@@ -99,7 +99,7 @@ def assignments(graded: list[str] | None = None) -> dict[str, dict[str, list[str
 def label_of_grade_id(graded: list[str] | None = None) -> dict[str, str]:
     """{nbgrader grade_id: label} of the graded cells: a numeric label's test cell, an explanation's answer cell."""
     graded = list(instructor.graded_labels()) if graded is None else graded
-    return {grade_id("answer" if REGISTRY[label].answer is None else "test", label): label for label in graded}
+    return {grade_id("answer" if not REGISTRY[label].asks_number else "test", label): label for label in graded}
 
 
 def nbgrader(course: Path, *args: str) -> None:
@@ -193,7 +193,7 @@ def _gradebook(course: Path):
 def mark(course: Path, student: str, label: str, points: float, comment: str = "") -> None:
     """Give `student` `points` for explanation `label` by hand (nbgrader's Gradebook API: the
     answer cell's manual score, and a comment the feedback shows)."""
-    if label not in REGISTRY or REGISTRY[label].answer is not None:
+    if label not in REGISTRY or REGISTRY[label].asks_number:
         raise LedgerError(f"label {label!r}: not an explanation label (hand grades are for explanations)")
     maximum = instructor.max_points(label)
     if not 0 <= points <= maximum:
@@ -270,7 +270,7 @@ def report(course: Path, out: Path) -> tuple[int, int]:
             mine = [v for (_, lab), v in seen.items() if lab == label]
             writer.writerow([label, len(mine), *(sum(v == verdict for v, _ in mine) for verdict in verdicts),
                              *(sum(s == slip for _, s in mine) for slip in instructor.SLIPS)])
-    explanations = [label for label in instructor.graded_labels() if REGISTRY[label].answer is None]
+    explanations = [label for label in instructor.graded_labels() if not REGISTRY[label].asks_number]
     (out / "rubrics.md").write_text("# Rubrics of the graded explanations (for the grader, never for students)\n\n"
                                     + "\n\n".join(f"## {label} ({instructor.max_points(label):g} points)\n\n"
                                                   f"{REGISTRY[label].rubric}" for label in explanations) + "\n",

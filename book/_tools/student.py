@@ -39,12 +39,16 @@ from pathlib import Path
 
 import nbformat
 import yaml
-
-import ledger.exercises
-from ledger.exercises.registry import CATALOGUE_FILE, SALT_FILE, check_salt, write_catalogue
-
 from answer_cells import student_answer_cells
 from executed import StaleBuild, chapter_stems, read_executed
+
+import ledger.exercises
+from ledger.exercises.registry import (
+    CATALOGUE_FILE,
+    SALT_FILE,
+    check_salt,
+    write_catalogue,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 GLUE_PREFIX = "application/papermill.record/"
