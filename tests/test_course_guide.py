@@ -1,22 +1,30 @@
-"""The course fits its hours: every chapter states its time to learn, and the course guide's
-sessions, timed minute by minute, give each chapter at least that time and end by minute 90; its
-table adds the chapters' times right; every chapter is taught once; the in-class exercise belongs to
-the session's chapters; the assessment plan grades real labels, with rubrics for explanations."""
+"""The course fits its hours: every chapter's "Time to learn" line is the study-time model's
+(book/_tools/study_time.py), the guide's tables are the model's and the plans' (ledger/exercises/plan.py),
+every session of every plan fits its length by the model's core minutes, each plan's exercises belong
+to its sessions' chapters, and the assessment plan grades real labels, with rubrics for explanations."""
 import functools
 import re
+import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 
+from ledger.errors import LedgerError
 from ledger.exercises import LABELS, REGISTRY
+from ledger.exercises.plan import IN_CLASS_MINUTES, PLANS, plan
 from ledger.exercises.registry import exercise_of, parts
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "book" / "_tools"))
+import itertools
+
+import study_time
+
 GUIDE = (ROOT / "book" / "course_guide.md").read_text(encoding="utf-8")
-TIME = re.compile(r"\*\*Time to learn\*\*:?\s*(\d+)\s*minutes")
-SESSION_LENGTH = 90
 DOC = re.compile(r"\{doc\}`\.\./notebooks/(\d\d_\w+)`")
 LABEL_IN = re.compile(r"^:label:\s*(\S+)", re.MULTILINE)
+BOOK = study_time.chapters()
 
 
 @functools.cache
@@ -26,11 +34,11 @@ def chapter_notebook(stem: str):
 
 
 def chapter_times() -> dict[str, int]:
-    stems = re.findall(r"file:\s*notebooks/(\S+)", (ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    """{chapter: the minutes its "Time to learn" line states}, or None where it states none."""
     times = {}
-    for stem in stems:
-        nb = chapter_notebook(stem)
-        found = TIME.search("\n".join(c.source for c in nb.cells[:4] if c.cell_type == "markdown"))
+    for stem in BOOK:
+        line = study_time.stated_line(ROOT / "notebooks" / f"{stem}.ipynb")
+        found = line and re.search(r"\*\*Time to learn\*\*: (\d+) minutes", line)
         times[stem] = int(found.group(1)) if found else None
     return times
 
@@ -39,56 +47,149 @@ def chapter_labels(stem: str) -> set[str]:
     return set(LABEL_IN.findall(chapter_markdown(stem)))
 
 
-def sessions() -> list[tuple[str, list[tuple[int, int, str]]]]:
-    """[(title, [(start, end, what), ...])] from the guide's minute-by-minute plan."""
-    plan = GUIDE.split("### Minute by minute", 1)[1].split("\n## ", 1)[0]
-    found = []
-    for block in re.split(r"\n(?=Session \d+,)", plan):
-        title = re.match(r"Session (\d+),", block.strip())
-        if not title:
-            continue
-        slots = [(int(a), int(b), what) for a, b, what in re.findall(r"^- (\d+)-(\d+) min: (.*)$", block, re.MULTILINE)]
-        found.append((title.group(1), slots))
-    return found
+def test_every_chapter_states_the_models_time_to_learn():
+    """The line under each chapter's title is the model's, figure for figure: a chapter edited (a
+    section added, a section marked optional) or a rate changed fails here until
+    `python book/_tools/study_time.py --write` runs."""
+    wrong = {stem: (study_time.stated_line(ROOT / "notebooks" / f"{stem}.ipynb"), ch.line())
+             for stem, ch in BOOK.items()
+             if study_time.stated_line(ROOT / "notebooks" / f"{stem}.ipynb") != ch.line()}
+    assert not wrong, "stated time to learn differs from the model's:\n" + "\n".join(
+        f"{stem}: {a!r} != {b!r}" for stem, (a, b) in wrong.items())
 
 
-def test_every_chapter_states_its_time_to_learn():
-    missing = [stem for stem, minutes in chapter_times().items() if minutes is None]
-    assert not missing, f"chapters without a '**Time to learn**: N minutes' line: {missing}"
+def test_the_guides_model_and_plan_tables_are_generated_from_the_model_and_the_plans():
+    assert study_time.guide_text(GUIDE, BOOK) == GUIDE, "run python book/_tools/study_time.py --write"
 
 
-def test_every_session_fits_in_90_minutes_by_the_chapters_times():
-    times = chapter_times()
-    plan = sessions()
-    assert len(plan) in (4, 5), "four sessions, or five if four do not fit"
+def test_the_guide_states_every_rate_and_its_source():
+    block = GUIDE.split("<!-- study-time-model -->", 1)[1].split("<!-- /study-time-model -->", 1)[0]
+    for key, unit in study_time.UNITS.items():
+        assert re.search(rf"^\| {re.escape(unit)} \| [\d.]+ \|", block, re.MULTILINE), f"the rate {key} is not stated"
+    assert "brysbaert2019words" in block and "@article{brysbaert2019words" in (ROOT / "book" / "references.bib").read_text()
+    assert study_time.RATES["prose"] == pytest.approx(100 / study_time.READING_WPM * study_time.STUDY_FACTOR)
+
+
+def test_the_model_is_longer_than_the_old_guesses_as_the_guide_says():
+    """The guide: the old lines summed to 330 minutes, and the core sections alone take longer."""
+    old = int(re.search(r"\((\d+) minutes for the book\) were guesses", " ".join(GUIDE.split())).group(1))
+    assert sum(ch.core() for ch in BOOK.values()) > old
+
+
+def test_every_chapter_marks_its_sections_and_keeps_a_core():
+    """Every chapter has core sections; the optional mark stands only right under a heading; the
+    overview, summary and exercises are never optional."""
+    for stem, chapter in BOOK.items():
+        assert chapter.core() > 0, stem
+        for section in chapter.sections:
+            if section.heading in ("Overview", "Summary", "Exercises", "Prerequisites"):
+                assert not section.optional, f"{stem}: {section.heading} marked optional"
+        text = chapter_markdown(stem)
+        marks = text.count(study_time.OPTIONAL_MARK)
+        under = len(re.findall(r"^#{2,3} .+\n\n" + re.escape(study_time.OPTIONAL_MARK), text, re.MULTILINE))
+        assert marks == under, f"{stem}: an optional mark that is not right under a heading"
+        assert marks == sum(s.optional and not (s.level == 3 and _parent_optional(chapter, s))
+                            for s in chapter.sections)
+
+
+def _parent_optional(chapter, section) -> bool:
+    k = chapter.sections.index(section)
+    parent = next((s for s in reversed(chapter.sections[:k]) if s.level < section.level), None)
+    return bool(parent and parent.optional)
+
+
+def write_chapter(path: Path, cells: list) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = cells
+    nbformat.write(nb, path)
+    return path
+
+
+def test_the_model_counts_and_prices_each_item(tmp_path):
+    """A made-up chapter of known content: 200 words of core prose (a glued value, a formula and a
+    reference one word each), a display equation, a figure, a table, two worked examples of which one
+    is hidden (not counted), an optional section of 100 words, and two exercises."""
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    words = " ".join(["word"] * 197) + " {eval}`f'{glued.x:.0f}'` $a+b$ {doc}`01_six_n_rule`"
+    cells = [md("# Title\n\n- **Time to learn**: 1 minutes.\n\n## Core\n\n" + words + "\n\n$$x = y$$\n"),
+             code("show(fig, alt='a figure of something')"),
+             code("display(html_table(header, rows))"),
+             code("x = 1", metadata={"tags": ["hide-input"]}),
+             md("## Deeper\n\n" + study_time.OPTIONAL_MARK + "\n\n" + " ".join(["more"] * 100)),
+             md("## Exercises\n\n```{exercise}\n:label: a\nDo it.\n```\n\n```{exercise}\n:label: b\nAnd it.\n```")]
+    cells[2].source = "print(1)\n" + cells[2].source
+    chapter = study_time.read_chapter(write_chapter(tmp_path / "99_made_up.ipynb", cells))
+    counts = {s.heading: s.counts for s in chapter.sections}
+    assert counts["Core"] == {"prose": 200, "equation": 1, "figure": 1, "table": 1, "example": 2, "exercise": 0}
+    assert counts["Deeper"]["prose"] == 100 and [s.optional for s in chapter.sections] == [False, False, True, False]
+    r = study_time.RATES
+    core = 2 * r["prose"] + r["equation"] + r["figure"] + r["table"] + 2 * r["example"] + 0.01 * r["prose"]
+    assert chapter.core() == -(-round(core, 6) // 1)
+    assert chapter.optional() == -(-round(r["prose"], 6) // 1)
+    assert chapter.exercises() >= 2 * r["exercise"]
+    assert chapter.line().startswith(f"- **Time to learn**: {chapter.total()} minutes (core sections {chapter.core()}")
+
+
+def test_calibration_scales_by_the_timed_reads_and_refuses_bad_rows(tmp_path):
+    stem = "05_amdahl_table"
+    whole = BOOK[stem].core() + BOOK[stem].optional()
+    ratio, lines = study_time.calibrate([(stem, "*", 2 * whole)], BOOK)
+    assert ratio == pytest.approx(2.0) and len(lines) == 1
+    with pytest.raises(study_time.StudyTimeError, match="'99_nothing' is not one of"):
+        study_time.calibrate([("99_nothing", "*", 10)], BOOK)
+    with pytest.raises(study_time.StudyTimeError, match="has no section 'Nowhere'"):
+        study_time.calibrate([(stem, "Nowhere", 10)], BOOK)
+    (tmp_path / "t.csv").write_text("chapter,section,minutes\n05_amdahl_table,*,ten\n", encoding="utf-8")
+    with pytest.raises(study_time.StudyTimeError, match="minutes 'ten' is not a number"):
+        study_time.read_calibration(tmp_path / "t.csv")
+
+
+def test_the_three_plans_are_there():
+    """5 x 90, 4 x 60, and a part-2-first track whose first sessions teach only part 2 (chapters 11-16)."""
+    shapes = {name: (len(p.sessions), p.minutes) for name, p in PLANS.items()}
+    assert shapes["5x90"] == (5, 90) and shapes["4x60"] == (4, 60), shapes
+    part2 = [p for p in PLANS.values() if all(int(s[:2]) >= 11 for s in p.sessions[0].chapters)]
+    assert part2, "no plan starts with part 2"
+    with pytest.raises(LedgerError, match=r"'6x45': not a plan; the plans are"):
+        plan("6x45")
+
+
+@pytest.mark.parametrize("name", sorted(PLANS))
+def test_every_session_fits_its_length_by_the_models_core_minutes(name):
+    p = PLANS[name]
     taught = []
-    for number, slots in plan:
-        assert slots and slots[0][0] == 0, f"session {number} starts at minute 0"
-        for (a, b, _), (c, _, _) in zip(slots, slots[1:]):
-            assert b == c, f"session {number}: a gap or overlap at minute {b}"
-        assert slots[-1][1] <= SESSION_LENGTH, f"session {number} ends at minute {slots[-1][1]}"
-        chapters = []
-        for a, b, what in slots:
-            docs = DOC.findall(what)
-            if docs and not what.startswith("in class"):
-                (stem,) = docs
-                assert b - a >= times[stem], f"session {number}: {stem} gets {b - a} min, its time to learn is {times[stem]}"
-                chapters.append(stem)
-        assert sum(times[s] for s in chapters) <= SESSION_LENGTH
-        in_class = [re.search(r"`([a-z0-9-]+)`", w).group(1) for _, _, w in slots if w.startswith("in class")]
-        assert len(in_class) == 1, f"session {number}: one in-class exercise"
-        assert in_class[0] in set().union(*(chapter_labels(s) for s in chapters)), \
-            f"session {number}: {in_class[0]} is not an exercise of its chapters"
-        taught += chapters
-    assert sorted(taught) == sorted(times), f"chapters taught twice or never: {sorted(set(times) ^ set(taught))}"
+    for number, session in enumerate(p.sessions, 1):
+        used = p.opening(number) + sum(BOOK[s].core() for s in session.chapters) + IN_CLASS_MINUTES
+        assert used <= p.minutes, f"{name} session {number} overruns: {used} of {p.minutes} minutes"
+        slots = study_time.session_minutes(p, number, session, BOOK)
+        assert slots[0][0] == 0 and slots[-1][1] == p.minutes
+        for (_, b, _), (c, _, _) in itertools.pairwise(slots):
+            assert b == c, f"{name} session {number}: a gap or overlap at minute {b}"
+        taught += session.chapters
+    assert len(taught) == len(set(taught)), f"{name}: a chapter taught twice"
+    assert set(taught) <= set(BOOK)
 
 
-def test_the_session_table_adds_the_chapters_times_right():
-    times = chapter_times()
-    rows = re.findall(r"^\| (\d)\. [^|]+\| ([^|]+) \| (\d+) \| `([a-z0-9-]+)` \|$", GUIDE, re.MULTILINE)
-    assert len(rows) == len(sessions())
-    for number, chapters, minutes, _ in rows:
-        assert sum(times[s] for s in DOC.findall(chapters)) == int(minutes), f"session {number}'s minutes"
+@pytest.mark.parametrize("name", sorted(PLANS))
+def test_every_plans_exercises_are_real_and_belong_to_their_sessions(name):
+    """The in-class exercise is an exercise's own label, numeric with per-student variants, of a chapter
+    the session teaches; the homework are exercises' own labels whose numeric parts have variants, and
+    the explanation a label with a rubric, of a chapter the session teaches or sets to read."""
+    for number, session in enumerate(PLANS[name].sessions, 1):
+        taught = set(session.chapters)
+        chapters = taught | set(session.reading)
+        assert set(session.reading) <= set(BOOK), session.reading
+        label = session.in_class
+        assert label in LABELS and exercise_of(label) == label, f"{label}: not an exercise's own label"
+        assert label_chapters(label) & taught, f"{name} session {number}: {label} is not in a taught chapter"
+        for exercise in (label, *session.homework):
+            assert exercise in LABELS and exercise_of(exercise) == exercise, f"{exercise}: not an exercise's own label"
+            numeric = graded_labels(exercise)
+            assert numeric and all(REGISTRY[p].variants for p in numeric), f"{exercise}: a part without variants"
+            assert label_chapters(exercise) & chapters, f"{name} session {number}: {exercise} is not in its chapters"
+        expl = session.explanation
+        assert expl in LABELS and REGISTRY[expl].answer is None and REGISTRY[expl].rubric, f"{expl}: not an explanation"
+        assert label_chapters(expl) & chapters, f"{name} session {number}: {expl} is not in its chapters"
 
 
 def plan_section() -> str:
@@ -122,28 +223,15 @@ def test_the_assessment_weights_sum_to_100_percent_and_most_rests_on_paper_and_e
     assert int(weights["Numeric homework"]) < 50, "what the library can compute carries the smaller part"
 
 
-def test_the_assessment_plan_grades_real_labels_with_variants_and_rubrics():
-    """Every graded label exists and is of its kind: the in-class derivation and the homework are
-    numeric with per-student variants, the explanation has a rubric; each belongs to its session's
-    chapters (the in-class one is the session's in-class exercise)."""
-    plan, rows = sessions(), graded_rows()
-    assert [r[0] for r in rows] == [n for n, _ in plan], "one row per session, in order"
-    for (session, in_class, numeric, explained), (_, slots) in zip(rows, plan):
-        chapters = {stem for _, _, what in slots for stem in DOC.findall(what) if not what.startswith("in class")}
-        taught = [re.search(r"`([a-z0-9-]+)`", w).group(1) for _, _, w in slots if w.startswith("in class")]
-        assert in_class == taught, f"session {session}: the graded derivation is not the in-class exercise"
-        assert numeric and explained, f"session {session}: nothing graded"
-        for label in in_class + numeric:
-            assert label in LABELS and exercise_of(label) == label, f"{label}: not an exercise's own label"
-            for part in graded_labels(label):
-                assert part in LABELS and REGISTRY[part].answer is not None, f"{part}: not a numeric label"
-                assert REGISTRY[part].variants, f"{part}: graded work without per-student variants"
-                assert label_chapters(part) & chapters, f"session {session}: {part} is not in its chapters"
-        for label in explained:
-            assert label in LABELS and REGISTRY[label].answer is None, f"{label}: not an explanation"
-            assert REGISTRY[label].rubric, f"{label}: an explanation without a rubric"
-        for label in in_class + numeric + explained:
-            assert label_chapters(label) & chapters, f"session {session}: {label} is not an exercise of its chapters"
+def test_the_assessment_plan_grades_the_main_plans_exercises():
+    """The assessment plan's table is the 5 x 90 plan's exercises, session by session (the labels
+    themselves are checked with the plans)."""
+    rows = graded_rows()
+    main = PLANS["5x90"].sessions
+    assert [r[0] for r in rows] == [str(k) for k in range(1, len(main) + 1)], "one row per session, in order"
+    for (_, in_class, numeric, explained), session in zip(rows, main):
+        assert in_class == [session.in_class] and numeric == list(session.homework)
+        assert explained == [session.explanation]
 
 
 def graded_labels(exercise: str) -> list[str]:
@@ -208,14 +296,16 @@ def test_the_guide_states_the_exact_padding_bound():
         assert bounds and all(bounds), f"{where}: n >= 2L where the exact bound is 2L-1"
 
 
-def test_students_get_their_identifier_before_the_first_in_class_exercise():
+@pytest.mark.parametrize("name", sorted(PLANS))
+def test_students_get_their_identifier_before_the_first_in_class_exercise(name):
     """The in-class exercise is worked with the student's own parameters, drawn from their identifier:
-    the first session hands the identifiers out before its in-class exercise starts."""
-    _, slots = sessions()[0]
-    handed = [a for a, _, what in slots if "identifier" in what]
+    the first session hands the identifiers out (and runs the install check) before its in-class
+    exercise starts."""
+    p = PLANS[name]
+    slots = study_time.session_minutes(p, 1, p.sessions[0], BOOK)
+    handed = [a for a, _, what in slots if "identifier" in what and "install check" in what]
     in_class = [a for a, _, what in slots if what.startswith("in class")]
-    assert handed, "the first session does not say when students get their identifier"
-    assert handed[0] < in_class[0], f"identifiers at minute {handed[0]}, the in-class exercise at minute {in_class[0]}"
+    assert handed and handed[0] < in_class[0], f"{name}: identifiers at {handed}, the in-class exercise at {in_class}"
 
 
 def test_the_paper_slips_command_writes_each_students_parameters_for_the_in_class_labels(tmp_path):
@@ -265,3 +355,17 @@ def test_the_landing_pages_sliders_sentence_names_exactly_the_chapters_without_a
             with_widget.add(stem)
     assert named == set(chapter_times()) - with_widget, \
         f"named without sliders: {sorted(named)}; chapters without a widget: {sorted(set(chapter_times()) - with_widget)}"
+
+
+def test_the_guides_calibration_procedure_runs_as_written(tmp_path, capsys):
+    """The guide's example rows, written as the CSV it describes, go through `--calibrate`: it prints a
+    line per row, the ratio and every rate scaled."""
+    section = " ".join(GUIDE.split("**No read was timed.**", 1)[1].split("\n## ", 1)[0].split())
+    rows = re.findall(r"`(\d\d_\w+,[^`,]+,\d+)`", section)
+    assert len(rows) >= 2, rows
+    (tmp_path / "times.csv").write_text("chapter,section,minutes\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    assert "--calibrate times.csv" in section
+    assert study_time.main(["--calibrate", str(tmp_path / "times.csv")]) == 0
+    printed = capsys.readouterr().out
+    assert printed.count(" measured ") == len(rows) and "measured / model = " in printed
+    assert all(key in printed for key in study_time.RATES)

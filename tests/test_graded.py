@@ -136,7 +136,8 @@ def test_the_student_folder_holds_no_graded_answer_and_checks_like_the_teacher(t
                        variants={"seq_len": (2000, 3000)}, graded=True)
     student.write_library(tmp_path, "4.4.10", "2.7.0")
     library = tmp_path / "ledger" / "exercises"
-    assert sorted(p.name for p in library.glob("*.py")) == ["__init__.py", "registry.py"]
+    # the registry, and the course plans (a timetable, no answer); no chapter module, no teacher's module
+    assert sorted(p.name for p in library.glob("*.py")) == ["__init__.py", "plan.py", "registry.py"]
     text = (library / registry.CATALOGUE_FILE).read_text()
     for value in (1234.567891, 2469.135782, 3703.703673):
         assert f"{value:.6g}"[:6] not in text, value

@@ -24,7 +24,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 STUDENT = ROOT / "_build" / "student"
 sys.path.insert(0, str(ROOT / "book" / "_tools"))
-import student_env  # noqa: E402
+import student_env
 
 
 def chapters() -> list[str]:
@@ -71,7 +71,7 @@ def test_make_test_runs_every_student_notebook_under_nbval_in_the_student_kernel
     command = " ".join(recipe.replace("\\\n", " ").split())
     assert "--nbval-lax" in command and f"--nbval-kernel-name={student_env.KERNEL_NAME}" in command, command
     assert re.search(r"(^|\s)_build/student/notebooks/?(\s|;|$)", command), command
-    assert sorted(p.stem for p in (STUDENT / "notebooks").glob("*.ipynb")) == sorted(chapters())
+    assert sorted(p.stem for p in (STUDENT / "notebooks").glob("*.ipynb")) == sorted([*chapters(), "install_check"])
 
 
 def test_the_student_kernel_runs_a_notebook_in_the_student_folder(student_python, tmp_path, monkeypatch):

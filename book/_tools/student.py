@@ -253,11 +253,16 @@ def restore_glue(notebook, glue: dict):
     return notebook
 
 
+INSTALL_CHECK = "install_check.ipynb"
+"""The notebook students run before the first session (not a chapter: the book leaves it out)."""
+
+
 def write_notebooks(source: Path, out: Path, stems: list[str]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for stem in stems:
         nb = nbformat.read(source / f"{stem}.ipynb", as_version=4)
         nbformat.write(clean(student_answer_cells(student_notebook(nb))), out / f"{stem}.ipynb")
+    nbformat.write(clean(nbformat.read(source / INSTALL_CHECK, as_version=4)), out / INSTALL_CHECK)
 
 
 def requirements(book_requirements: Path, jupyterlab: str, jupyterlab_myst: str) -> str:
