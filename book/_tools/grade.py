@@ -9,8 +9,8 @@ teacher's environment (.venv-grade: requirements-grade.txt, nbgrader 0.9.6, and 
     grade.py report  --course C --out O          O/grades.csv, O/slips.csv, O/rubrics.md, O/feedback/<student>/
     grade.py run     --course C --submissions D --out O   setup, collect, autograde and report
 
-One nbgrader assignment per session of the course plan (`sessions()`), named session<N>, holding the
-session's chapters that have graded labels, each the student folder's notebook with the nbgrader
+One nbgrader assignment per session of the course plan (`sessions()`, ledger.exercises.plan's "5x90"),
+named session<N>, holding the chapters that state the session's graded labels, each the student folder's notebook with the nbgrader
 source cells of `answer_cells` (hidden tests that call the teacher's `instructor.score`). The course
 directory is kept between runs: autograde keeps the hand grades already given (nbgrader's
 SaveAutoGrades does not overwrite a manual score), so a second `make grade` after grading by hand in
@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import csv
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -43,13 +42,12 @@ from executed import chapter_stems
 from student import clean, student_notebook
 
 from ledger.errors import LedgerError
-from ledger.exercises import instructor
-from ledger.exercises.registry import REGISTRY, normalise_student
+from ledger.exercises import instructor, plan
+from ledger.exercises.registry import REGISTRY, exercise_of, normalise_student
 
 ROOT = Path(__file__).resolve().parents[2]
-GUIDE = ROOT / "book" / "course_guide.md"
-SESSION_ROW = re.compile(r"^\|\s*(?P<number>\d+)\.\s*(?P<title>[^|]+?)\s*\|(?P<chapters>[^|]*)\|", re.MULTILINE)
-CHAPTER = re.compile(r"\{doc\}`\.\./notebooks/(\w+)`")
+DEFAULT_PLAN = "5x90"
+"""The course plan whose sessions are the assignments (ledger.exercises.plan.PLANS): the book's main plan."""
 GRADE_COLUMNS = ("student", "label", "points", "max_points")
 CONFIG = '''"""nbgrader's configuration for the course (written by book/_tools/grade.py setup)."""
 c = get_config()  # noqa: F821
@@ -63,36 +61,30 @@ c.Execute.timeout = 300
 '''
 
 
-def sessions(guide: Path = GUIDE) -> list[dict]:
-    """The course's sessions: number, title and chapter stems, read from the course guide's table of
-    sessions (the one place to change when the course plan moves: ledger/exercises/plan.py)."""
-    text = guide.read_text(encoding="utf-8")
-    found = [{"number": int(m["number"]), "title": m["title"], "chapters": CHAPTER.findall(m["chapters"])}
-             for m in SESSION_ROW.finditer(text) if CHAPTER.search(m["chapters"])]
-    if not found:
-        raise LedgerError(f"{guide}: no table of sessions (rows '| 1. Title | {{doc}}`../notebooks/...` |')")
-    return found
+def sessions(plan_name: str = DEFAULT_PLAN) -> list[dict]:
+    """The sessions of course plan `plan_name` (ledger.exercises.plan): number, title, and the
+    exercises it sets (the in-class one, the homework, the explanation)."""
+    sessions_ = plan.plan(plan_name).sessions
+    return [{"number": number, "title": s.title, "exercises": (s.in_class, *s.homework, s.explanation)}
+            for number, s in enumerate(sessions_, 1)]
 
 
 def assignment_id(session: dict) -> str:
     return f"session{session['number']}"
 
 
-def assignments(graded: list[str] | None = None) -> dict[str, dict[str, list[str]]]:
-    """{assignment: {chapter stem: its graded labels}}, for the sessions whose chapters have graded labels."""
+def assignments(graded: list[str] | None = None, plan_name: str = DEFAULT_PLAN) -> dict[str, dict[str, list[str]]]:
+    """{assignment: {chapter stem: its graded labels}}: per session of the plan, its graded labels
+    (the graded parts of the exercises it sets) in the chapters that state them, taught or read;
+    only the sessions with a graded label."""
     graded = list(instructor.graded_labels()) if graded is None else graded
-    stems = set(chapter_stems())
+    chapters = {stem: nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4) for stem in chapter_stems()}
     out = {}
-    for session in sessions():
-        chapters = {}
-        for stem in session["chapters"]:
-            if stem not in stems:
-                raise LedgerError(f"session {session['number']} names chapter {stem!r}, which the book has not")
-            labels = chapter_labels(nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4), graded)
-            if labels:
-                chapters[stem] = labels
-        if chapters:
-            out[assignment_id(session)] = chapters
+    for session in sessions(plan_name):
+        mine = [label for label in graded if label in session["exercises"] or exercise_of(label) in session["exercises"]]
+        found = {stem: labels for stem, nb in chapters.items() if (labels := chapter_labels(nb, mine))}
+        if found:
+            out[assignment_id(session)] = found
     return out
 
 
@@ -199,10 +191,11 @@ def mark(course: Path, student: str, label: str, points: float, comment: str = "
     if not 0 <= points <= maximum:
         raise LedgerError(f"points {points!r} for {label}: must be from 0 to {maximum:g}")
     cell = grade_id("answer", label)
+    course_plan = assignments()
     with _gradebook(course) as gb:
-        for name in assignments():
-            for notebook in assignments()[name]:
-                if label in assignments()[name][notebook]:
+        for name, chapters in course_plan.items():
+            for notebook, labels in chapters.items():
+                if label in labels:
                     grade = gb.find_grade(cell, notebook, name, normalise_student(student))
                     grade.manual_score = float(points)
                     grade.needs_manual_grade = False
