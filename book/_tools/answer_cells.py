@@ -88,7 +88,8 @@ def hidden_test(label: str, points: float) -> str:
 
 def numeric_cells(label: str, unit: str, points: float, teacher: bool) -> list:
     """The answer cell and the autograder test cell of numeric label `label`."""
-    answer_line = f"{variable(label)} = None  # your value for {label}, {f'in {unit}' if unit else '(a plain number, no unit)'}"
+    unit_words = f", in {unit}" if unit else " (a plain number, no unit)"
+    answer_line = f"{variable(label)} = None  # your value for {label}{unit_words}"
     if teacher:
         answer_source = "### BEGIN SOLUTION\n### END SOLUTION\n" + answer_line
         test_source = (TEST_LINE.format(variable=variable(label)) + "\n### BEGIN HIDDEN TESTS\n"
