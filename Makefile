@@ -17,8 +17,10 @@ JUPYTERLAB_MYST_VERSION := 2.7.0
 LAB_IP ?= 127.0.0.1
 LAB_PORT ?= 8888
 STUDENT_ENV_STAMP := .venv-student/.requirements-sha256
+GRADE_VENV := .venv-grade
+GRADE_STAMP := $(GRADE_VENV)/.installed
 
-.PHONY: book execute test stress results bench measure lab lab-env clean install slides student student-env print-tools
+.PHONY: book execute test stress results bench measure lab lab-env clean install slides student student-env print-tools grade grade-env
 
 ## Debian's Chromium (to print the PDFs; the browser tests drive it too) and poppler-utils (pdfinfo,
 ## pdftotext, pdftoppm: to place a PDF's pages and read it back), installed when missing.
@@ -103,7 +105,7 @@ execute: $(STAMP)
 ## CPU time, every 5 s while make runs: on a shared host it changes within a run, and the ratio with it).
 PHASES := _build/phase-times.json
 PHASE = $(PY) book/_tools/phase_times.py run $(PHASES)
-test: $(STAMP) $(LAB_STAMP) $(LAB_KERNEL) $(STUDENT_ENV_STAMP) print-tools
+test: $(STAMP) $(LAB_STAMP) $(LAB_KERNEL) $(STUDENT_ENV_STAMP) $(GRADE_STAMP) print-tools
 	$(PY) book/_tools/phase_times.py start $(PHASES)
 	@$(PY) book/_tools/phase_times.py probe $(PHASES) --while $$PPID >/dev/null 2>&1 &
 	$(PHASE) book -- $(MAKE) book
@@ -131,6 +133,29 @@ $(STUDENT_ENV_STAMP): $(STAMP) requirements.txt Makefile book/_tools/student.py 
 	@touch $(STUDENT_ENV_STAMP)
 
 student-env: $(STUDENT_ENV_STAMP)
+
+## Grading with nbgrader 0.9.6 in the teacher's environment, .venv-grade (requirements-grade.txt: nbgrader and
+## the chapters' packages, every dependency pinned; the ledger editable on top), made once by the target.
+## `make grade SUBMISSIONS=DIR [SALT=SECRET]`: DIR holds one folder per student identifier with that student's
+## notebooks. book/_tools/grade.py makes the nbgrader course in _build/grades/course/ (one assignment per
+## session, released into its release/), copies the notebooks into submitted/, autogrades them (each numeric
+## part scored against that student's variant, with the course's salt: SALT, else TX_COURSE_SALT, else
+## course-salt.txt) and writes _build/grades/grades.csv (student, label, points, max_points),
+## _build/grades/slips.csv (per label, the count of each slip), rubrics.md (for the grader) and nbgrader's
+## feedback in _build/grades/feedback/<student>/. The course directory is kept: hand grades given in the
+## formgrader stay; `make grade` without SUBMISSIONS writes the CSVs and the feedback again.
+$(GRADE_STAMP): requirements-grade.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed, found " + sys.version.split()[0]'
+	$(PYTHON) -m venv $(GRADE_VENV)
+	$(GRADE_VENV)/bin/python -m pip install --quiet -r requirements-grade.txt
+	$(GRADE_VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(GRADE_STAMP)
+
+grade-env: $(GRADE_STAMP)
+
+grade: $(GRADE_STAMP)
+	$(if $(SALT),TX_COURSE_SALT='$(SALT)') $(GRADE_VENV)/bin/python book/_tools/grade.py \
+		$(if $(SUBMISSIONS),run --submissions '$(SUBMISSIONS)',report)
 
 ## Execute every chapter N times through the build's path; report the slowest and any stall or retry.
 N ?= 5

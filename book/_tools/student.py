@@ -41,6 +41,7 @@ from pathlib import Path
 
 import nbformat
 import yaml
+from answer_cells import student_answer_cells
 from executed import StaleBuild, chapter_stems, read_executed
 
 import ledger.exercises
@@ -263,7 +264,7 @@ def write_notebooks(source: Path, out: Path, stems: list[str]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for stem in stems:
         nb = nbformat.read(source / f"{stem}.ipynb", as_version=4)
-        nbformat.write(clean(student_notebook(nb)), out / f"{stem}.ipynb")
+        nbformat.write(clean(student_answer_cells(student_notebook(nb))), out / f"{stem}.ipynb")
     nbformat.write(clean(nbformat.read(source / INSTALL_CHECK, as_version=4)), out / INSTALL_CHECK)
 
 

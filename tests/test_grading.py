@@ -1,0 +1,190 @@
+"""The grading round with nbgrader, end to end, in a temporary course (book/_tools/grade.py, run in the
+teacher's environment .venv-grade, which `make grade-env` or `make test` makes): release, three generated
+submissions (one right, one with a usual slip in every numeric part, one copying a classmate's
+variant), autograde against each student's variant with a course salt, a hand grade of each
+explanation through nbgrader's Gradebook API, feedback for each student, the grades CSV and the slips."""
+from __future__ import annotations
+
+import collections
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "book" / "_tools"))
+
+import answer_cells
+import grade
+from student import clean, student_notebook
+
+from ledger.exercises import instructor
+from ledger.exercises.registry import REGISTRY
+
+GRADE_PYTHON = ROOT / ".venv-grade" / "bin" / "python"
+SALT = "test-course-secret"
+RIGHT, SLIPPED, COPIED = "s-right", "s-slipped", "s-copied"
+
+
+def _assignment() -> tuple[str, dict[str, list[str]]]:
+    """The assignment with both a numeric and an explanation label and the fewest notebooks."""
+    plan = grade.assignments()
+    both = [(len(chapters), name) for name, chapters in plan.items()
+            if {not REGISTRY[label].asks_number for labels in chapters.values() for label in labels} == {True, False}]
+    assert both, f"no assignment has both a numeric and an explanation graded label: {plan}"
+    name = min(both)[1]
+    return name, plan[name]
+
+
+def _run(*args: str, env_salt: bool = True) -> subprocess.CompletedProcess:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(Path.home()), **({"TX_COURSE_SALT": SALT} if env_salt else {})}
+    done = subprocess.run([str(GRADE_PYTHON), str(ROOT / "book" / "_tools" / "grade.py"), *args],
+                          capture_output=True, text=True, env=env, check=False, cwd=ROOT)
+    assert done.returncode == 0, f"grade.py {' '.join(args)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done
+
+
+def _slipped(label: str, value: float) -> tuple[float, str]:
+    """A usual slip of `value` and its code: a fraction for a percent, else a factor of 1,000."""
+    return (value / 100, "percent-fraction") if REGISTRY[label].unit == "%" else (value * 1000, "power-of-ten")
+
+
+def _classmate(label: str, student: str) -> float | None:
+    """The right answer of a classmate whose variant gives an answer neither right nor close for
+    `student` (None when the label has no variants: every student has the same answer)."""
+    if not REGISTRY[label].variants:
+        return None
+    for k in range(200):
+        theirs = instructor.answer(label, f"c{k:03d}", salt=SALT)
+        if instructor.score(label, theirs, student, salt=SALT).verdict == "wrong":
+            return theirs
+    raise AssertionError(f"{label}: no classmate among 200 with an answer that is wrong for {student}")
+
+
+def _fill(nb, values: dict[str, float], texts: dict[str, str]):
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        for label, value in values.items():
+            if meta.get("grade_id") == answer_cells.grade_id("answer", label):
+                line = f"{answer_cells.variable(label)} = None"
+                assert line in cell.source, cell.source
+                cell.source = cell.source.replace(line, f"{answer_cells.variable(label)} = {value!r}")
+        for label, text in texts.items():
+            if meta.get("grade_id") == answer_cells.grade_id("answer", label):
+                assert answer_cells.TEXT_STUB in cell.source
+                cell.source = cell.source.replace(answer_cells.TEXT_STUB, text)
+    return nb
+
+
+@pytest.fixture(scope="module")
+def round_(tmp_path_factory):
+    assert GRADE_PYTHON.exists(), (f"{GRADE_PYTHON} is missing: `make grade-env` makes the teacher's grading "
+                                   "environment (requirements-grade.txt)")
+    base = tmp_path_factory.mktemp("grading")
+    course, out, submissions = base / "course", base / "out", base / "submissions"
+    name, chapters = _assignment()
+    _run("setup", "--course", str(course), "--assignment", name)
+    labels = [label for stem in chapters for label in chapters[stem]]
+    numeric = [label for label in labels if REGISTRY[label].asks_number]
+    explained = [label for label in labels if not REGISTRY[label].asks_number]
+    values = {RIGHT: {}, SLIPPED: {}, COPIED: {}}
+    slips = {}
+    for label in numeric:
+        values[RIGHT][label] = instructor.answer(label, RIGHT, salt=SALT)
+        values[SLIPPED][label], slips[label] = _slipped(label, instructor.answer(label, SLIPPED, salt=SALT))
+        copied = _classmate(label, COPIED)
+        values[COPIED][label] = instructor.answer(label, COPIED, salt=SALT) if copied is None else copied
+    assert any(_classmate(label, COPIED) is not None for label in numeric), "no numeric label varies"
+    for student, answers in values.items():
+        (submissions / student).mkdir(parents=True)
+        for stem in chapters:
+            released = nbformat.read(course / "release" / name / f"{stem}.ipynb", as_version=4)
+            text = {label: f"{student} explains {label} in their own words." for label in explained}
+            nbformat.write(_fill(released, answers, text), submissions / student / f"{stem}.ipynb")
+    _run("collect", "--course", str(course), "--submissions", str(submissions), "--assignment", name)
+    _run("autograde", "--course", str(course), "--assignment", name)
+    hand = {RIGHT: 1.0, SLIPPED: 0.5, COPIED: 0.0}
+    for student, share in hand.items():
+        for label in explained:
+            _run("mark", "--course", str(course), "--student", student, "--label", label,
+                 "--points", repr(share * instructor.max_points(label)), "--comment", f"hand-graded {student}")
+    _run("report", "--course", str(course), "--out", str(out))
+    with (out / "grades.csv").open(encoding="utf-8") as f:
+        grades = {(r["student"], r["label"]): r for r in csv.DictReader(f)}
+    with (out / "slips.csv").open(encoding="utf-8") as f:
+        slip_rows = {r["label"]: r for r in csv.DictReader(f)}
+    return {"course": course, "out": out, "name": name, "chapters": chapters, "numeric": numeric,
+            "explained": explained, "values": values, "slips": slips, "grades": grades, "slip_rows": slip_rows,
+            "hand": hand}
+
+
+def test_release_is_the_student_folder(round_):
+    """The student folder's notebooks (student.py's form) carry the cells nbgrader releases, but
+    for the checksums (autograde takes them from its gradebook); no hidden test, no teacher's call."""
+    for stem in round_["chapters"]:
+        released = nbformat.read(round_["course"] / "release" / round_["name"] / f"{stem}.ipynb", as_version=4)
+        mine = clean(answer_cells.student_answer_cells(student_notebook(
+            nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4))))
+        assert len(released.cells) == len(mine.cells), stem
+        for theirs, ours in zip(released.cells, mine.cells):
+            meta = {**theirs.metadata}
+            if "nbgrader" in meta:
+                meta["nbgrader"] = {k: v for k, v in meta["nbgrader"].items() if k != "checksum"}
+            assert (theirs.cell_type, theirs.get("id"), theirs.source, meta) == \
+                (ours.cell_type, ours.get("id"), ours.source, dict(ours.metadata)), (stem, ours.get("id"))
+        text = "\n".join(c.source for c in released.cells)
+        assert "HIDDEN TESTS" not in text and "instructor" not in text and "BEGIN SOLUTION" not in text
+
+
+def test_numeric_points(round_):
+    """The right submission earns every numeric point; the slipped one none; the copied one not all."""
+    grades, numeric = round_["grades"], round_["numeric"]
+    for label in numeric:
+        right = grades[(RIGHT, label)]
+        assert float(right["points"]) == float(right["max_points"]) == instructor.max_points(label), label
+        assert float(grades[(SLIPPED, label)]["points"]) == 0.0, label
+    copied = sum(float(grades[(COPIED, label)]["points"]) for label in numeric)
+    assert copied < sum(instructor.max_points(label) for label in numeric)
+
+
+def test_hand_grades(round_):
+    """The explanations carry the hand grades set through the Gradebook API, out of the rubric's points."""
+    for student, share in round_["hand"].items():
+        for label in round_["explained"]:
+            row = round_["grades"][(student, label)]
+            assert float(row["max_points"]) == instructor.max_points(label)
+            assert float(row["points"]) == share * instructor.max_points(label)
+
+
+def test_slips(round_):
+    """slips.csv counts each slip code per label as the teacher's score names it, and the slipped
+    submission's constructed slip is recognised."""
+    rows = round_["slip_rows"]
+    assert set(rows) == set(round_["numeric"])
+    for label in round_["numeric"]:
+        expected = collections.Counter(instructor.score(label, answers[label], student, salt=SALT).slip
+                                       for student, answers in round_["values"].items())
+        assert int(rows[label]["answers"]) == 3
+        for code in instructor.SLIPS:
+            assert int(rows[label][code]) == expected[code], (label, code)
+        assert int(rows[label][round_["slips"][label]]) >= 1, (label, round_["slips"][label])
+        assert int(rows[label]["right"]) >= 1
+
+
+def test_feedback(round_):
+    """nbgrader's feedback for every student and notebook, with the hand comment; no rubric in it."""
+    for student in (RIGHT, SLIPPED, COPIED):
+        for stem in round_["chapters"]:
+            page = round_["out"] / "feedback" / student / round_["name"] / f"{stem}.html"
+            assert page.exists(), page
+        html = "\n".join(p.read_text(encoding="utf-8")
+                         for p in (round_["out"] / "feedback" / student / round_["name"]).glob("*.html"))
+        if round_["explained"]:
+            assert f"hand-graded {student}" in html
+        for label in round_["explained"]:
+            assert str(REGISTRY[label].rubric)[:60] not in html
+    assert (round_["out"] / "rubrics.md").read_text(encoding="utf-8").count("## ") == len(
+        [label for label in instructor.graded_labels() if not REGISTRY[label].asks_number])
