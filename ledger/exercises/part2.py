@@ -186,7 +186,7 @@ def _ai_tp_ridge(bandwidth: float = ILLUSTRATIVE_BANDWIDTH) -> float:
                                                 ILLUSTRATIVE_PEAK, bandwidth)
 
 
-DECODE_ROWS = {"batch": (5, 16, 8, 7, 9, 11, 13, 14, 20, 28, 40, 56)}
+DECODE_ROWS = {"batch": (5, 16, 8, 7, 9, 11, 13, 14, 22, 28, 36, 56)}
 numeric("ai-decode-mlp-intensity", _ai_decode_intensity, rel_tol=0.005, unit="FLOPs per byte",
         variants=DECODE_ROWS, formative="one call of article.arithmetic_intensity with the statement's batch gives it", hint="count the FLOPs of the product and the bytes of its three operands")
 numeric("ai-decode-mlp", _ai_decode_mlp, rel_tol=0.005, unit="%", variants=DECODE_ROWS, graded=True,
