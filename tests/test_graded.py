@@ -169,3 +169,17 @@ def test_the_list_says_which_labels_are_graded():
     assert [r["label"] for r in records] == sorted(LABELS)
     assert all(set(r) >= {"label", "kind", "unit", "precision", "variants", "graded", "formative"} for r in records)
     assert all(not (r["graded"] and r["formative"]) for r in records)
+
+
+def test_ct_mfu_counts_a_relative_difference_as_points_vs_relative():
+    """ct-mfu asks a difference of two utilisations in percentage points; the relative difference (over
+    either utilisation) is the usual slip, counted under its own code for each student's step time."""
+    for student in STUDENTS[:8]:
+        params = registry.parameters("ct-mfu", student)
+        target = instructor.answer("ct-mfu", student)
+        relative = REGISTRY["ct-mfu"].slips(**params)
+        assert len(relative) == 2 and all(not registry._near(v, target, 0.05) for v, _, _ in relative), (student, relative)
+        for value, code, _ in relative:
+            got = instructor.score("ct-mfu", value, student)
+            assert (got.verdict, got.slip) == ("wrong", "points-vs-relative"), (student, value, got)
+        assert instructor.score("ct-mfu", target, student).verdict == "right"

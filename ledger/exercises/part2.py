@@ -87,7 +87,19 @@ def _ct_card31_ledger(gpu_hours: float = 1.46e6) -> float:
     return 100 * article.implied_utilization(run, gpu_hours, H100_DENSE_BF16)
 
 
-numeric("ct-mfu", _ct_mfu, rel_tol=0.005, unit="percentage points",
+def _ct_mfu_slips(step_seconds: float = 2.0) -> list:
+    """The relative differences a student gives where the difference in percentage points is asked:
+    the gap over the causal count's utilisation, and over the model count's."""
+    model = article.flops_utilization(_step("transformer", 4096), step_seconds, 64, H100_DENSE_BF16)
+    causal = article.flops_utilization(reconcile.switched_step_flops("megatron-2025", 4096), step_seconds, 64,
+                                       H100_DENSE_BF16)
+    why = ("it looks like a relative difference in percent; the answer is the difference of the two "
+           "utilisations, in percentage points.")
+    return [(100 * (model - causal) / causal, "points-vs-relative", why),
+            (100 * (model - causal) / model, "points-vs-relative", why)]
+
+
+numeric("ct-mfu", _ct_mfu, rel_tol=0.005, unit="percentage points", slips=_ct_mfu_slips,
         variants={"step_seconds": (1.5, 1.8, 2.2, 2.5, 1.2, 1.4, 1.3, 1.7, 1.9, 2.7, 3.0, 2.8)},
         hint="utilisation is achieved FLOP/s over the cluster's peak; the seconds and the GPUs are the same for both")
 def _qk_only(seq_len: int = 32768) -> float:
