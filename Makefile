@@ -143,7 +143,8 @@ student-env: $(STUDENT_ENV_STAMP)
 ## course-salt.txt) and writes _build/grades/grades.csv (student, label, points, max_points),
 ## _build/grades/slips.csv (per label, the count of each slip), rubrics.md (for the grader) and nbgrader's
 ## feedback in _build/grades/feedback/<student>/. The course directory is kept: hand grades given in the
-## formgrader stay; `make grade` without SUBMISSIONS writes the CSVs and the feedback again.
+## formgrader stay; `make grade` without SUBMISSIONS writes the CSVs and the feedback again. PLAN=4x60 or
+## PLAN=ml-systems grades that course plan's sessions instead of 5x90's (the course directory remembers it).
 $(GRADE_STAMP): requirements-grade.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed, found " + sys.version.split()[0]'
 	$(PYTHON) -m venv $(GRADE_VENV)
@@ -155,7 +156,7 @@ grade-env: $(GRADE_STAMP)
 
 grade: $(GRADE_STAMP)
 	$(if $(SALT),TX_COURSE_SALT='$(SALT)') $(GRADE_VENV)/bin/python book/_tools/grade.py \
-		$(if $(SUBMISSIONS),run --submissions '$(SUBMISSIONS)',report)
+		$(if $(SUBMISSIONS),run --submissions '$(SUBMISSIONS)',report) $(if $(PLAN),--plan '$(PLAN)')
 
 ## Execute every chapter N times through the build's path; report the slowest and any stall or retry.
 N ?= 5

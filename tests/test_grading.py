@@ -188,3 +188,30 @@ def test_feedback(round_):
             assert str(REGISTRY[label].rubric)[:60] not in html
     assert (round_["out"] / "rubrics.md").read_text(encoding="utf-8").count("## ") == len(
         [label for label in instructor.graded_labels() if not REGISTRY[label].asks_number])
+
+
+def test_every_plan_is_gradable_and_the_course_remembers_its_plan(tmp_path):
+    """Each course plan's sessions are assignments with a graded label (make grade PLAN=...); a course
+    directory set up for one plan refuses another in one line, and an unknown plan is named."""
+    from ledger import LedgerError
+    from ledger.exercises import plan
+
+    for name in plan.PLANS:
+        chosen = grade.assignments(plan_name=name)
+        assert chosen, name
+        labels = {label for chapters in chosen.values() for ls in chapters.values() for label in ls}
+        assert labels <= set(instructor.graded_labels()), (name, labels - set(instructor.graded_labels()))
+        assert any(not REGISTRY[label].asks_number for label in labels), f"plan {name}: no graded explanation"
+    course = tmp_path / "course"
+    assert grade.course_plan(course) == grade.DEFAULT_PLAN
+    assert grade.course_plan(course, "4x60") == "4x60"
+    (course).mkdir()
+    (course / grade.PLAN_FILE).write_text("ml-systems\n", encoding="utf-8")
+    assert grade.course_plan(course) == "ml-systems"
+    with pytest.raises(LedgerError, match="set up for plan 'ml-systems'"):
+        grade.course_plan(course, "5x90")
+    with pytest.raises(LedgerError, match="'6x45': not a plan; the plans are"):
+        grade.course_plan(tmp_path / "other", "6x45")
+    done = subprocess.run([sys.executable, str(ROOT / "book" / "_tools" / "grade.py"), "report", "--course",
+                           str(tmp_path / "other"), "--plan", "6x45"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 2 and done.stderr.strip().count("\n") == 0 and "6x45" in done.stderr, done.stderr

@@ -1,7 +1,7 @@
 """Grade the course's submissions with nbgrader (`make grade SUBMISSIONS=DIR [SALT=...]`), in the
 teacher's environment (.venv-grade: requirements-grade.txt, nbgrader 0.9.6, and the ledger).
 
-    grade.py setup   --course C                  nbgrader_config.py and source/<assignment>/, released
+    grade.py setup   --course C [--plan P]       nbgrader_config.py and source/<assignment>/, released
     grade.py collect --course C --submissions D  D/<student>/*.ipynb into submitted/<student>/<assignment>/
     grade.py autograde --course C                nbgrader autograde, every assignment with submissions
     grade.py mark    --course C --student S --label L --points P [--comment T]
@@ -9,7 +9,8 @@ teacher's environment (.venv-grade: requirements-grade.txt, nbgrader 0.9.6, and 
     grade.py report  --course C --out O          O/grades.csv, O/slips.csv, O/rubrics.md, O/feedback/<student>/
     grade.py run     --course C --submissions D --out O   setup, collect, autograde and report
 
-One nbgrader assignment per session of the course plan (`sessions()`, ledger.exercises.plan's "5x90"),
+One nbgrader assignment per session of the course plan (`sessions()`; ledger.exercises.plan's "5x90" unless
+`--plan` names another, `make grade PLAN=4x60`; the course directory remembers the plan it was set up for),
 named session<N>, holding the chapters that state the session's graded labels, each the student folder's notebook with the nbgrader
 source cells of `answer_cells` (hidden tests that call the teacher's `instructor.score`). The course
 directory is kept between runs: autograde keeps the hand grades already given (nbgrader's
@@ -104,20 +105,40 @@ def nbgrader(course: Path, *args: str) -> None:
                           f"{done.stderr[-3000:]}")
 
 
-def setup(course: Path, only: list[str] | None = None) -> dict:
+PLAN_FILE = "plan.txt"
+"""The file in the course directory naming the plan it was set up for (setup writes it)."""
+
+
+def course_plan(course: Path, requested: str | None = None) -> str:
+    """The plan of the course directory: the one it was set up for, else `requested`, else the book's
+    main plan; a LedgerError when `requested` is not a plan or differs from the one set up."""
+    if requested is not None:
+        plan.plan(requested)
+    stored = course / PLAN_FILE
+    if stored.is_file():
+        name = stored.read_text(encoding="utf-8").strip()
+        if requested is not None and requested != name:
+            raise LedgerError(f"plan {requested!r}: the course {course} was set up for plan {name!r}; "
+                              f"use that plan or another --course")
+        return name
+    return requested or DEFAULT_PLAN
+
+
+def setup(course: Path, only: list[str] | None = None, plan_name: str = DEFAULT_PLAN) -> dict:
     """Write the course's nbgrader_config.py and source/<assignment>/ (the student folder's chapters
     with the source answer cells) and release them (`nbgrader generate_assignment`, into release/)."""
     course.mkdir(parents=True, exist_ok=True)
     (course / "nbgrader_config.py").write_text(CONFIG.format(
         root=str(course.resolve()), db=str((course / "gradebook.db").resolve()), code_stub=CODE_STUB,
         text_stub=TEXT_STUB), encoding="utf-8")
-    plan = assignments()
+    (course / PLAN_FILE).write_text(plan_name + "\n", encoding="utf-8")
+    chosen = assignments(plan_name=plan_name)
     if only:
-        unknown = [a for a in only if a not in plan]
+        unknown = [a for a in only if a not in chosen]
         if unknown:
-            raise LedgerError(f"assignment {unknown[0]!r} has no graded label; the graded ones are {', '.join(plan)}")
-        plan = {a: plan[a] for a in only}
-    for name, chapters in plan.items():
+            raise LedgerError(f"assignment {unknown[0]!r} has no graded label; the graded ones are {', '.join(chosen)}")
+        chosen = {a: chosen[a] for a in only}
+    for name, chapters in chosen.items():
         folder = course / "source" / name
         if folder.exists():
             shutil.rmtree(folder)
@@ -126,7 +147,7 @@ def setup(course: Path, only: list[str] | None = None) -> dict:
             nb = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
             nbformat.write(clean(with_answer_cells(student_notebook(nb), labels, teacher=True)), folder / f"{stem}.ipynb")
         nbgrader(course, "generate_assignment", name, "--force")
-    return plan
+    return chosen
 
 
 def collect(course: Path, submissions: Path, plan: dict) -> dict[str, list[str]]:
@@ -191,9 +212,8 @@ def mark(course: Path, student: str, label: str, points: float, comment: str = "
     if not 0 <= points <= maximum:
         raise LedgerError(f"points {points!r} for {label}: must be from 0 to {maximum:g}")
     cell = grade_id("answer", label)
-    course_plan = assignments()
     with _gradebook(course) as gb:
-        for name, chapters in course_plan.items():
+        for name, chapters in assignments(plan_name=course_plan(course)).items():
             for notebook, labels in chapters.items():
                 if label in labels:
                     grade = gb.find_grade(cell, notebook, name, normalise_student(student))
@@ -230,9 +250,9 @@ def report(course: Path, out: Path) -> tuple[int, int]:
     in out/feedback/<student>/<assignment>/. Returns (grade rows, students)."""
     labels = label_of_grade_id()
     rows, students = [], set()
-    plan = assignments()
+    chosen = assignments(plan_name=course_plan(course))
     with _gradebook(course) as gb:
-        for name in plan:
+        for name in chosen:
             if name not in {a.name for a in gb.assignments}:  # an assignment nobody submitted
                 continue
             submissions = gb.assignment_submissions(name)
@@ -287,6 +307,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--submissions", type=Path, help="one folder per student identifier, with their notebooks")
     parser.add_argument("--out", type=Path, default=ROOT / "_build" / "grades")
     parser.add_argument("--assignment", action="append", help="only this assignment (repeatable; default: all)")
+    parser.add_argument("--plan", help=f"the course plan whose sessions are the assignments (default {DEFAULT_PLAN}; "
+                                       f"one of {', '.join(sorted(plan.PLANS))})")
     parser.add_argument("--student")
     parser.add_argument("--label")
     parser.add_argument("--points", type=float)
@@ -301,14 +323,16 @@ def main(argv: list[str] | None = None) -> int:
             mark(args.course, args.student, args.label, args.points, args.comment)
             print(f"grade: {args.student} {args.label} = {args.points:g}")
             return 0
+        plan_name = course_plan(args.course, args.plan)
         if args.command in ("setup", "run"):
-            plan = setup(args.course, args.assignment)
-            print(f"grade: released {', '.join(plan)} in {args.course / 'release'}")
+            chosen = setup(args.course, args.assignment, plan_name)
+            print(f"grade: released {', '.join(chosen)} of plan {plan_name} in {args.course / 'release'}")
         else:
-            plan = {a: c for a, c in assignments().items() if not args.assignment or a in args.assignment}
+            chosen = {a: c for a, c in assignments(plan_name=plan_name).items()
+                      if not args.assignment or a in args.assignment}
         if args.command in ("collect", "autograde", "run"):
-            found = (collect(args.course, args.submissions, plan) if args.submissions is not None else
-                     {a: sorted(p.parent.name for p in (args.course / "submitted").glob(f"*/{a}")) for a in plan})
+            found = (collect(args.course, args.submissions, chosen) if args.submissions is not None else
+                     {a: sorted(p.parent.name for p in (args.course / "submitted").glob(f"*/{a}")) for a in chosen})
             if args.command != "collect":
                 autograde(args.course, {a: s for a, s in found.items() if s})
             print(f"grade: {sum(map(len, found.values()))} submissions of {len(found)} assignments")
