@@ -251,6 +251,10 @@ class Topology:
         check_positive_number("nic_bandwidth", self.nic_bandwidth)
 
 
+ILLUSTRATIVE_PEAK, ILLUSTRATIVE_BANDWIDTH = 1000e12, 3.35e12
+"""Chapter 12's illustrative accelerator: bf16 FLOP/s and bytes/s (its exercises and checked sentences
+read them here, when they run, so that a change of either reaches them)."""
+
 H100_NODES = Topology(gpus_per_node=8, nvlink_bandwidth=450e9, nic_bandwidth=50e9)
 """8-GPU H100 SXM nodes (DGX/HGX H100): NVLink 450 GB/s each way per GPU, one 400 Gb/s NIC per GPU."""
 

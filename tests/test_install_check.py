@@ -66,3 +66,20 @@ def test_it_is_stored_clean_left_out_of_the_book_and_copied_into_the_student_fol
     write_notebooks(ROOT / "notebooks", tmp_path, [])
     copied = nbformat.read(tmp_path / "install_check.ipynb", as_version=4)
     assert [c.source for c in copied.cells] == [c.source for c in nb.cells]
+
+
+def test_a_library_module_that_does_not_import_is_named_before_ok(tmp_path, monkeypatch):
+    """A student folder whose ledger misses a module a chapter imports (as one did: ledger.claims needed an
+    exercise module the folder leaves out) fails the install check, naming the module, and prints no OK."""
+    import shutil
+
+    library = tmp_path / "lib"
+    shutil.copytree(ROOT / "ledger", library / "ledger", ignore=shutil.ignore_patterns("__pycache__"))
+    (library / "ledger" / "claims" / "needs_a_left_out_module.py").write_text("from ..exercises import part9\n")
+    monkeypatch.setenv("PYTHONPATH", str(library))
+    nb = nbformat.read(PATH, as_version=4)
+    with pytest.raises(CellExecutionError) as error:
+        run(nb, tmp_path)
+    message = str(error.value)
+    assert "ledger.claims.needs_a_left_out_module" in message and "incomplete" in message, message[-2000:]
+    assert "OK" not in "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)

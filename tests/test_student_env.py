@@ -54,6 +54,22 @@ def test_only_the_student_packages_are_importable(student_python):
     assert not list(STUDENT.glob("*.egg-info")), "installing the folder's ledger left a build record in the folder"
 
 
+def test_every_module_of_the_folders_ledger_imports_in_the_student_environment(student_python):
+    """The folder leaves the exercise answers and rubrics out; nothing it keeps may import them (once
+    ledger.claims imported exercises.part2, and every chapter stopped at its first cell)."""
+    probe = ("import importlib, pkgutil, ledger; bad = []\n"
+             "for m in pkgutil.walk_packages(ledger.__path__, 'ledger.'):\n"
+             "    if m.name.endswith('__main__'): continue\n"
+             "    try: importlib.import_module(m.name)\n"
+             "    except Exception as e: bad.append(f'{m.name}: {e!r}')\n"
+             "print(ledger.__file__); print('\\n'.join(bad))")
+    done = subprocess.run([str(student_python), "-I", "-B", "-c", probe], capture_output=True, text=True, check=True,
+                          cwd=STUDENT / "notebooks")
+    where, *bad = done.stdout.strip().splitlines()
+    assert Path(where).resolve().is_relative_to(STUDENT.resolve()), where
+    assert not [line for line in bad if line], "\n".join(bad)
+
+
 def test_the_environment_was_made_from_the_student_folders_requirements(student_python):
     text = (STUDENT / "requirements.txt").read_text(encoding="utf-8")
     assert student_env.is_current(text), f"{student_env.VENV} was not made from {STUDENT / 'requirements.txt'}"

@@ -1,13 +1,12 @@
 """Chapter 12's checked sentences: what limits tensor parallelism, and what raises decode intensity.
 
-The accelerator is the chapter's illustrative one (exercises.part2: 1,000 TFLOP/s, 3.35 TB/s) and the
+The accelerator is the chapter's illustrative one (article.ILLUSTRATIVE_PEAK and _BANDWIDTH: 1,000 TFLOP/s, 3.35 TB/s) and the
 network article.H100_NODES, both read when a check runs, so that a change of either reaches the checks."""
 from __future__ import annotations
 
 import math
 
 from .. import article, shapes
-from ..exercises import part2
 from ..settings import ATTENTION_KERNELS
 from . import claim
 from .changes import attention_tiles, memory_bandwidth, model_shape, network
@@ -19,11 +18,11 @@ MICRO_BATCHES = (4096, 8192, 16384)
 
 
 def _peak() -> float:
-    return part2.ILLUSTRATIVE_PEAK
+    return article.ILLUSTRATIVE_PEAK
 
 
 def _bandwidth() -> float:
-    return part2.ILLUSTRATIVE_BANDWIDTH
+    return article.ILLUSTRATIVE_BANDWIDTH
 
 
 @claim("ch12-tp-limit-is-allreduce", CHAPTER,

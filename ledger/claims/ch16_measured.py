@@ -8,7 +8,6 @@ import itertools
 
 from .. import article, measure
 from ..engine import Engine
-from ..exercises import part2
 from ..layers import OPTICAL_CLASSES
 from ..settings import Settings
 from ..step import step_items
@@ -75,7 +74,7 @@ def slower_kernels_raise_share() -> bool:
 def fft_below_accelerator_ridge() -> bool:
     fft = article.fft_intensity(8192)
     matmul = article.arithmetic_intensity(256, 4096, 4096)
-    ridge = article.ridge_point(part2.ILLUSTRATIVE_PEAK, part2.ILLUSTRATIVE_BANDWIDTH)
+    ridge = article.ridge_point(article.ILLUSTRATIVE_PEAK, article.ILLUSTRATIVE_BANDWIDTH)
     per_stage = Settings().costs.fft_constant  # c n log2 n over log2 n stages of n elements: c per element
     return (10 <= fft < 20 and per_stage < 5 and 100 <= matmul < 1000 and 100 <= ridge < 1000
             and fft / 2 < ridge / 10)

@@ -37,7 +37,6 @@ from .. import article, assumptions, engine, hardware, layers, memory, reconcile
 from ..costs import Costs
 from ..engine import MODULATORS, Engine
 from ..errors import LedgerError
-from ..exercises import part2
 from ..settings import Settings
 
 
@@ -285,10 +284,10 @@ def network(text: str, nvlink: float | None = None, nic: float | None = None) ->
 
 
 def memory_bandwidth(factor: float) -> Change:
-    """The illustrative accelerator (exercises.part2's, 1,000 TFLOP/s and 3.35 TB/s) with `factor` x the bandwidth."""
-    new = factor * part2.ILLUSTRATIVE_BANDWIDTH
+    """The illustrative accelerator (article.ILLUSTRATIVE_BANDWIDTH's, 1,000 TFLOP/s and 3.35 TB/s) with `factor` x the bandwidth."""
+    new = factor * article.ILLUSTRATIVE_BANDWIDTH
     return change(f"the illustrative accelerator's memory moved {factor:g}x the bytes ({new / 1e12:g} TB/s)",
-                  constant(part2, "ILLUSTRATIVE_BANDWIDTH", new))
+                  constant(article, "ILLUSTRATIVE_BANDWIDTH", new))
 
 
 WEIGHTS_GATHERED_FP32 = change(

@@ -175,8 +175,8 @@ explained("fpt-flash-why")
 
 # --- chapter 12: arithmetic intensity -----------------------------------------------------------
 
-ILLUSTRATIVE_PEAK, ILLUSTRATIVE_BANDWIDTH = 1000e12, 3.35e12
-"""Chapter 12's illustrative accelerator: bf16 FLOP/s and bytes/s."""
+ILLUSTRATIVE_PEAK, ILLUSTRATIVE_BANDWIDTH = article.ILLUSTRATIVE_PEAK, article.ILLUSTRATIVE_BANDWIDTH
+"""Chapter 12's illustrative accelerator (article.ILLUSTRATIVE_*): bf16 FLOP/s and bytes/s."""
 
 
 def _ai_decode_intensity(batch: int = 1) -> float:
