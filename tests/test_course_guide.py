@@ -197,10 +197,15 @@ def plan_section() -> str:
     return GUIDE.split("## Assessment plan", 1)[1].split("\n## ", 1)[0]
 
 
-def graded_rows() -> list[tuple[str, list[str], list[str], list[str]]]:
-    """(session, in-class exercise, numeric homework exercises, explanation labels) from the plan's table."""
-    rows = re.findall(r"^\| (\d) \| ([^|]+) \| ([^|]+) \| ([^|]+) \|$", plan_section(), re.MULTILINE)
-    label = re.compile(r"`([a-z0-9-]+)`")
+def graded_rows(plan_name: str | None = None) -> list[tuple[str, list[str], list[str], list[str]]]:
+    """(session, in-class exercise, numeric homework exercises, explanation labels) from the assessment
+    plan's tables (one plan's, or every plan's); a label the table marks "(practice)" is left out."""
+    block = re.search(r"<!-- graded-labels -->(.*?)<!-- /graded-labels -->", plan_section(), re.DOTALL).group(1)
+    tables = dict(re.findall(r"\*\*Plan ([a-z0-9-]+)\.\*\*(.*?)(?=\*\*Plan |$)", block, re.DOTALL))
+    assert set(tables) == set(PLANS), f"the assessment plan has tables for {sorted(tables)}, the plans are {sorted(PLANS)}"
+    text = "".join(tables[p] for p in ([plan_name] if plan_name else PLANS))
+    rows = re.findall(r"^\| (\d) \| ([^|]+) \| ([^|]+) \| ([^|]+) \|$", text, re.MULTILINE)
+    label = re.compile(r"`([a-z0-9-]+)`(?! \(practice\))")
     return [(n, label.findall(a), label.findall(b), label.findall(c)) for n, a, b, c in rows]
 
 
@@ -224,16 +229,20 @@ def test_the_assessment_weights_sum_to_100_percent_and_most_rests_on_paper_and_e
     assert int(weights["Numeric homework"]) < 50, "what the library can compute carries the smaller part"
 
 
-def test_the_assessment_plan_grades_the_main_plans_exercises():
-    """The assessment plan's table is the 5 x 90 plan's exercises, session by session (the labels
-    themselves are checked with the plans)."""
-    rows = graded_rows()
-    main = PLANS["5x90"].sessions
-    assert [r[0] for r in rows] == [str(k) for k in range(1, len(main) + 1)], "one row per session, in order"
-    for (_, in_class, numeric, explained), session in zip(rows, main):
-        assert in_class == [session.in_class] and explained == [session.explanation]
+@pytest.mark.parametrize("plan_name", sorted(PLANS))
+def test_the_assessment_plan_grades_each_plans_exercises(plan_name):
+    """Each plan's table is its sessions' exercises, session by session, with the graded homework in
+    the plan's order and every in-class exercise or explanation without a graded part marked practice
+    (the labels themselves are checked with the plans)."""
+    rows = graded_rows(plan_name)
+    sessions = PLANS[plan_name].sessions
+    assert [r[0] for r in rows] == [str(k) for k in range(1, len(sessions) + 1)], "one row per session, in order"
+    for (_, in_class, numeric, explained), session in zip(rows, sessions):
+        assert in_class == ([session.in_class] if graded_labels(session.in_class) else [])
+        assert explained == ([session.explanation] if REGISTRY[session.explanation].graded else [])
         assert numeric == [h for h in session.homework if graded_labels(h)], "the graded homework, in the plan's order"
-        assert numeric, f"session {session.title}: no graded homework"
+    if plan_name == "5x90":
+        assert all(r[1] and r[3] for r in rows), "the main plan grades an in-class derivation and an explanation each session"
 
 
 def graded_labels(exercise: str) -> list[str]:
@@ -332,7 +341,7 @@ def test_the_paper_slips_command_writes_each_students_parameters_for_the_in_clas
     columns = re.findall(r"`(\w+)`", section.split("`slips.csv` has the", 1)[1].split("columns only", 1)[0])
     assert sorted(columns) == sorted(rows[0]) == ["label", "parameters", "student"], (columns, rows[0])
     labels = {r["label"] for r in rows}
-    in_class = {a[0] for _, a, _, _ in graded_rows()}
+    in_class = {a[0] for _, a, _, _ in graded_rows("5x90")}
     assert any(labels == set(graded_labels(e)) for e in in_class), f"{labels}: not an in-class exercise's labels"
     for row in rows:
         shown = parameters(row["label"], row["student"], salt="guide-test-salt")

@@ -288,7 +288,7 @@ def report(course: Path, out: Path) -> tuple[int, int]:
                                     + "\n\n".join(f"## {label} ({instructor.max_points(label):g} points)\n\n"
                                                   f"{REGISTRY[label].rubric}" for label in explanations) + "\n",
                                     encoding="utf-8")
-    for name in plan:
+    for name in chosen:
         if (course / "autograded").exists() and any((course / "autograded").glob(f"*/{name}")):
             nbgrader(course, "generate_feedback", name, "--force")
     feedback = out / "feedback"

@@ -367,15 +367,23 @@ def homework_text(homework) -> str:
 
 
 def graded_block() -> str:
-    """The assessment plan's table: the main plan's graded exercises, session by session."""
+    """The assessment plan's tables: each plan's graded labels, session by session (what `make grade
+    PLAN=...` grades); a session whose in-class exercise or explanation is practice says so."""
+    from ledger.exercises import REGISTRY
     from ledger.exercises.plan import PLANS
 
-    lines = ["| Session | In class, on paper (exercise) | Numeric homework (exercises) | Explanation (label, rubric) |",
-             "| --- | --- | --- | --- |"]
-    for k, s in enumerate(PLANS["5x90"].sessions, 1):
-        graded = [h for h in s.homework if has_graded_part(h)]
-        lines.append(f"| {k} | `{s.in_class}` | {', '.join(f'`{h}`' for h in graded)} | `{s.explanation}` |")
-    return "\n".join(lines)
+    out = []
+    for name, plan in PLANS.items():
+        out += [f"**Plan {name}.**", "",
+                "| Session | In class, on paper (exercise) | Numeric homework (exercises) | Explanation (label, rubric) |",
+                "| --- | --- | --- | --- |"]
+        for k, s in enumerate(plan.sessions, 1):
+            graded = [h for h in s.homework if has_graded_part(h)]
+            in_class = f"`{s.in_class}`" + ("" if has_graded_part(s.in_class) else " (practice)")
+            explanation = f"`{s.explanation}`" + ("" if REGISTRY[s.explanation].graded else " (practice)")
+            out.append(f"| {k} | {in_class} | {', '.join(f'`{h}`' for h in graded) or 'none'} | {explanation} |")
+        out.append("")
+    return "\n".join(out).rstrip()
 
 
 def guide_text(text: str, book: dict[str, Chapter]) -> str:

@@ -12,9 +12,9 @@ paper slips. FILE holds one student identifier a line (blank lines and # lines a
 
 The student folder's library has neither this module nor any answer of a graded label. The
 repository is public, though: with the chapters' library and a student's parameters, anyone can
-compute a graded number. Graded numbers therefore rest on work the library does not do in one call
-(a derivation), on the in-class sheets handed in before checking, and on the explanations.
-"""
+compute a graded number, and with the student folder's library a few lines do. Numeric homework grades
+setting the computation up; the derivations rest on the in-class sheets, worked without the library and
+handed in before checking, and on the explanations."""
 from __future__ import annotations
 
 import argparse

@@ -201,7 +201,7 @@ def _ai_tp_ridge(bandwidth: float = ILLUSTRATIVE_BANDWIDTH) -> float:
 DECODE_ROWS = {"batch": (5, 16, 8, 7, 9, 11, 13, 14, 22, 28, 36, 56)}
 numeric("ai-decode-mlp-intensity", _ai_decode_intensity, rel_tol=0.005, unit="FLOPs per byte",
         variants=DECODE_ROWS, formative="one call of article.arithmetic_intensity with the statement's batch gives it", hint="count the FLOPs of the product and the bytes of its three operands")
-numeric("ai-decode-mlp", _ai_decode_mlp, rel_tol=0.005, unit="%", variants=DECODE_ROWS, graded=True,
+numeric("ai-decode-mlp", _ai_decode_mlp, rel_tol=0.005, unit="%", variants=DECODE_ROWS,
         hint="below the ridge the attainable rate is set by the bandwidth, not by the peak")
 numeric("ai-ridge-bw", _ai_ridge_bw, rel_tol=1e-9, unit="tokens", variants={"bandwidth": (4.0e12, 5.0e12, 9.0e12)},
         traps=[(_ai_ridge_bw(ILLUSTRATIVE_BANDWIDTH), "the ridge at the old bandwidth")],
@@ -298,6 +298,8 @@ FORMATIVE = {
     "ai-ridge-bw": "one call of article.ridge_batch with the statement's bandwidth, rounded up, gives it",
     "ct-selective-long": "one call of article.recompute_tax with the statement's length gives it",
     "am-long": "one call of ledger.step_row with the statement's length gives it",
+    "ai-decode-mlp": "part (a)'s practice answer, which the student folder's catalogue holds for every batch, "
+                     "times the bandwidth over the peak gives it",
 }
 GRADED = ("fpt-causal", "ct-mfu", "ms-twenty", "fpt-small-why", "ms-break-even-why")
 for _label, _reason in FORMATIVE.items():
