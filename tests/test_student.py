@@ -14,9 +14,14 @@ import re
 import subprocess
 from pathlib import Path
 
+import sys
+
 import nbformat
 import pytest
 from book_pages import html_tree, words
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_tools"))
+import answer_cells  # noqa: E402 (book/_tools is not a package)
 
 ROOT = Path(__file__).resolve().parents[1]
 MAIN = ROOT / "_build" / "html"
@@ -138,7 +143,14 @@ def test_no_solution_in_the_student_notebooks(student):
         heading = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown"
                        and re.search(r"^##\s+Exercises\s*$", c.source, re.MULTILINE))
         after = [c for c in nb.cells[heading + 1:] if c.cell_type == "code"]
-        kept = [c for c in after if {"exercise-setup", "exercise-parameters"} & set(c.metadata.get("tags", []))]
+        graded_cells = [c for c in after if "nbgrader" in c.metadata]
+        for c in graded_cells:  # an answer cell holds the stub only; a test cell holds a comment, no code
+            assert (c.metadata.nbgrader["solution"] and c.source.startswith(answer_cells.CODE_STUB)
+                    and c.source.count("\n") == 1 and c.source.split("\n")[1].split("=")[1].split("#")[0].strip() == "None"
+                    or c.metadata.nbgrader["grade"] and all(line.startswith("#") for line in c.source.splitlines())), \
+                f"{stem}: nbgrader cell {c.metadata.nbgrader['grade_id']} holds more than its stub: {c.source!r}"
+        kept = [c for c in after if {"exercise-setup", "exercise-parameters"} & set(c.metadata.get("tags", []))
+                or "nbgrader" in c.metadata]
         assert after == kept or [c.source for c in after] == ["from ledger.exercises import check"], \
             f"{stem}: answer code left after the exercises"
         assert "ledger.exercises import check" in "\n".join(c.source for c in after), f"{stem}: no check import"
@@ -453,14 +465,16 @@ def test_check_and_show_parameters_work_from_the_student_folders_library(student
               "from ledger.exercises import check, show_parameters, REGISTRY; "
               "assert ledger.__file__.startswith(sys.argv[1]), ledger.__file__; "
               "show_parameters('masks-step-size', student='s001'); "
-              "print(check('passes-mask-count', 1).verdict); print(check('masks-step-size-why', 1).verdict); "
-              "print(repr(REGISTRY['masks-step-size-why'].rubric))")
+              "print(check('passes-mask-count', 1).verdict); print(check('passes-mask-count-dw', 1).verdict); "
+              "print(check('masks-encoding-why', 1).verdict); "
+              "print(repr(REGISTRY['masks-encoding-why'].rubric))")
     done = subprocess.run([str(STUDENT_PYTHON), "-I", "-B", "-c", script, str(student.resolve())],
                           cwd=student / "notebooks", capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert lines[0].startswith("masks-step-size (student s001):")
-    assert lines[-3] in {"right", "close", "wrong"} and lines[-2:] == ["explanation", "''"]
+    assert lines[-4] == "graded" and lines[-3] in {"right", "close", "wrong"}, lines  # a graded label, a practice one
+    assert lines[-2:] == ["explanation", "''"]
     key = subprocess.run([str(STUDENT_PYTHON), "-I", "-B", "-c", ("import sys, runpy; sys.path.insert(0, '..'); "
                           "sys.argv = ['ledger', 'exercises', 'key']; runpy.run_module('ledger', run_name='__main__')")],
                          cwd=student / "notebooks", capture_output=True, text=True, check=False)
@@ -483,7 +497,7 @@ def test_exercises_list_works_from_the_student_folder(student):
     assert done.returncode == 0 and done.stderr == "", done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert lines == label_lines() and [line.split("\t")[0] for line in lines] == sorted(REGISTRY)
-    assert all(len(line.split("\t")) == 3 for line in lines)
+    assert all(len(line.split("\t")) == 4 and line.split("\t")[3] in ("graded", "formative", "practice") for line in lines), lines[:3]
     assert not any(ex.rubric and ex.rubric[:40] in done.stdout for ex in REGISTRY.values())
     assert sorted(p.relative_to(student) for p in student.rglob("*")) == before
 
