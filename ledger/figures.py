@@ -140,15 +140,31 @@ def _shown_texts(fig) -> list:
 
 
 TICK_GAP_EM = 0.3
-"""The least space between two tick labels of one axis, in ems of their type (about a word space)."""
+"""The least space between two tick labels of one axis, or two horizontal texts side by side on one
+line, in ems of the smaller type (about a word space)."""
+
+
+def _run_together(a, b, box_a, box_b, dpi: float) -> bool:
+    """Whether two horizontal texts sit side by side on one line (their boxes share at least half the
+    shorter one's height) with less than TICK_GAP_EM of the smaller type between them: they read as
+    one label ("lensinput gradient du", chapter 03's 4f drawing on its slide)."""
+    if a.get_rotation() % 180 or b.get_rotation() % 180:
+        return False
+    shared = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
+    if shared < 0.5 * min(box_a.height, box_b.height):
+        return False
+    gap = max(box_a.x0, box_b.x0) - min(box_a.x1, box_b.x1)  # negative when they overlap sideways
+    return gap < TICK_GAP_EM * min(a.get_fontsize(), b.get_fontsize()) * dpi / 72
 
 
 def overlapping_labels(fig) -> list[tuple[str, str]]:
     """Pairs of texts of `fig` that print over each other, as drawn now: their boxes (turned with a
-    slanted text, `_text_corners`) intersect by more than two points every way. Two tick labels of one
-    axis, each of one line, must moreover stand at least TICK_GAP_EM of their type apart (a log axis's
-    minor labels, "3x10^1" and "4x10^1", ran into one another once a slide raised the type; a
-    two-line label's box spans its neighbours' by design). Tick labels outside the view are left out."""
+    slanted text, `_text_corners`) intersect by more than two points every way, or two horizontal
+    texts run together on one line (`_run_together`: less than TICK_GAP_EM between them). Two tick
+    labels of one axis, each of one line, must moreover stand at least TICK_GAP_EM of their type apart
+    (a log axis's minor labels, "3x10^1" and "4x10^1", ran into one another once a slide raised the
+    type; a two-line label's box spans its neighbours' by design). Tick labels outside the view are
+    left out."""
     if not hasattr(fig.canvas, "get_renderer"):  # a bare Figure() (the explorer's): give it an Agg canvas
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         FigureCanvasAgg(fig)
@@ -168,7 +184,8 @@ def overlapping_labels(fig) -> list[tuple[str, str]]:
             drawn |= {id(label) for tick in shown for label in (tick.label1, tick.label2) if label.get_visible()}
     texts = [t for t in _shown_texts(fig) if t.get_window_extent(renderer).width > 0
              and (id(t) not in ticks or id(t) in drawn)]
-    shapes = [_text_corners(t, t.get_window_extent(renderer), fig.dpi) for t in texts]
+    boxes = [t.get_window_extent(renderer) for t in texts]
+    shapes = [_text_corners(t, box, fig.dpi) for t, box in zip(texts, boxes)]
     # tick labels padded by half the gap each: two of one axis that come closer than the gap overlap
     padded = [_text_corners(t, t.get_window_extent(renderer).padded(TICK_GAP_EM / 2 * t.get_fontsize() * fig.dpi / 72),
                             fig.dpi) if id(t) in ticks else None for t in texts]
@@ -180,7 +197,8 @@ def overlapping_labels(fig) -> list[tuple[str, str]]:
             if one_axis and "\n" in texts[i].get_text() + texts[j].get_text():
                 continue  # a two-line tick label ("A1\nHyena-2") sets its wide line under its neighbours'
             if (_convex_overlap(padded[i], padded[j]) > 0 if one_axis
-                    else _convex_overlap(shapes[i], shapes[j]) > slack):
+                    else _convex_overlap(shapes[i], shapes[j]) > slack
+                    or _run_together(texts[i], texts[j], boxes[i], boxes[j], fig.dpi)):
                 found.append((texts[i].get_text(), texts[j].get_text()))
     return found
 

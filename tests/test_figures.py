@@ -153,6 +153,32 @@ def test_overlapping_labels_finds_text_printed_over_text():
     plt.close(fig)
 
 
+def test_labels_run_together_on_one_line_are_found():
+    """Chapter 03's 4f drawing on its slide: "lens" and "input gradient du", side by side on one line,
+    touched ("lensinput gradient du") without their boxes overlapping by two points. Two horizontal
+    texts on one line need a word space (TICK_GAP_EM) between them; texts one above the other, or
+    apart by more than the gap, are not found."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ledger.figures import TICK_GAP_EM, overlapping_labels
+
+    fig, ax = plt.subplots(figsize=(6, 3))
+    renderer = fig.canvas.get_renderer()
+    left = ax.text(0.1, 0.5, "lens", fontsize=12)
+    box = left.get_window_extent(renderer)
+    x_end = ax.transData.inverted().transform((box.x1, box.y0))[0]
+    right = ax.text(x_end, 0.5, "input gradient du", fontsize=12)  # touching: no space between
+    assert overlapping_labels(fig) == [("lens", "input gradient du")]
+    space = 2 * TICK_GAP_EM * 12 * fig.dpi / 72  # twice the gap, in display pixels
+    right.set_x(ax.transData.inverted().transform((box.x1 + space, box.y0))[0])
+    assert overlapping_labels(fig) == []
+    right.set_position((0.1, 0.3))  # one line below: a stacked label, not run together
+    assert overlapping_labels(fig) == []
+    plt.close(fig)
+
+
 def test_tick_labels_of_one_axis_that_run_together_are_found_and_log_axis_labels_keeps_them_apart():
     """Chapter 16's rates on a log axis from 4 to 60 GFLOP/s: matplotlib labels the minor ticks, and
     "3x10^1" ran into "4x10^1" on the slide. overlapping_labels finds it; with log_axis_labels (plain
