@@ -233,6 +233,43 @@ def test_slide_figure_enlarges_type_to_the_slide():
     plt.close(fig)
 
 
+def test_slide_figure_raises_a_log_axis_exponents_to_the_slide():
+    """Fourteen slide figures had log axes whose exponents ("10^-1", "2^12"), set by mathtext at 0.7
+    of their label, showed 13 to 16 px on the slide while the figure recorded its labels' 20 px.
+    Measured apart from slide_figure's own record, in an SVG of the slide drawing with its text kept
+    as text (every font-size, superscripts included, scaled to the fitted size): the smallest glyph
+    is at least 18 px and is what the drawing records. The page's drawing for paper
+    (print_figure) keeps the nominal floor."""
+    import base64
+    import io
+    import re
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from ledger.figures import SLIDE_DPI, SLIDE_FIGURE_BOX, figure_style, slide_figure
+
+    figure_style()
+    fig, ax = plt.subplots(figsize=(7, 4.4))
+    ax.loglog([0.1, 1e4], [0.3, 1e3])
+    ax.set_xlabel("arithmetic intensity (FLOPs per byte)")
+    ax.set_ylabel("attainable rate (TFLOP/s)")
+    slide = slide_figure(fig)
+    width, height = Image.open(io.BytesIO(base64.b64decode(slide["png"]))).size
+    fit = min(SLIDE_FIGURE_BOX[0] / width, SLIDE_FIGURE_BOX[1] / height)
+    svg = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        fig.savefig(svg, format="svg", bbox_inches="tight", dpi=SLIDE_DPI)
+    sizes = [float(v) for v in re.findall(r"font-size: ?([0-9.]+)px", svg.getvalue())]  # points: 72 a inch
+    assert sizes and any(s < 0.75 * max(sizes) for s in sizes), "no exponent in the SVG: the test checks nothing"
+    shown = min(sizes) * SLIDE_DPI / 72 * fit
+    assert shown >= 18, f"the smallest glyph shows {shown:.1f} px on the slide"
+    assert abs(min(sizes) * SLIDE_DPI / 72 - slide["min_font_px"]) < 0.05 * slide["min_font_px"]
+    plt.close(fig)
+
+
 def test_only_the_build_draws_figures_again_for_slides(monkeypatch):
     """show() adds the slide drawing and the layout records when the executor asks for them
     (TX_SLIDE_FIGURES=1) and not in a reader's kernel, where a slider's redraw then costs one drawing."""

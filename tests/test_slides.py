@@ -365,34 +365,42 @@ def test_the_notes_plugin_is_shipped(slides_dir):
 
 
 SLIDE_FACTS = """async () => {
-    // Every slide shown in turn: its content's height; then every figure slide shown, 150 ms for its
-    // image, and the figure's smallest type and area as drawn.
-    const heights = [];
+    // Every slide shown in turn: its content's height, and which slides hold an image; then every
+    // slide holding one shown again, 150 ms for its images, and each image's smallest type (its
+    // data-min-font-px, in the PNG's own pixels, times the fit, object-fit: contain) and area as drawn.
+    const heights = [], holding = [];
     for (let k = 0; k < Reveal.getTotalSlides(); k++) {
         Reveal.slide(k);
         heights.push(Reveal.getCurrentSlide().scrollHeight);
+        if (Reveal.getCurrentSlide().querySelector('img')) holding.push(k);
     }
     const figures = [];
-    for (const index of [...document.querySelectorAll('section[data-kind=figure]')].map(s => Reveal.getIndices(s).h)) {
+    for (const index of holding) {
         Reveal.slide(index);
         await new Promise(done => setTimeout(done, 150));
-        const img = Reveal.getCurrentSlide().querySelector('img.figure');
-        const fit = Math.min(img.clientWidth / img.naturalWidth, img.clientHeight / img.naturalHeight);
-        figures.push({index, facts: {font: img.dataset.minFontPx ? parseFloat(img.dataset.minFontPx) * fit : null,
-                                     area: img.naturalWidth * fit * img.naturalHeight * fit, complete: img.complete}});
+        for (const img of Reveal.getCurrentSlide().querySelectorAll('img')) {
+            const fit = Math.min(img.clientWidth / img.naturalWidth, img.clientHeight / img.naturalHeight);
+            figures.push({index, kind: Reveal.getCurrentSlide().dataset.kind,
+                          facts: {font: img.dataset.minFontPx ? parseFloat(img.dataset.minFontPx) * fit : null,
+                                  area: img.naturalWidth * fit * img.naturalHeight * fit, complete: img.complete}});
+        }
     }
     return {heights, figures};
 }"""
-"""What the speaker-view test reads from one deck, in one call (it made two or three calls per slide)."""
+"""What the speaker-view test reads from one deck, in one call (it made two or three calls per slide):
+every image of every slide, whatever the slide's kind (a figure on a "forced" slide too)."""
 
 
 @pytest.mark.browser
 def test_speaker_view_and_figures_offline(server, slides_dir):
     """`S` opens the speaker view from the local files only; no slide's content runs past the slide;
-    slide figures fill the slide and their smallest type is at least 18 px at 1280x720."""
+    every image on every slide is a slide figure (`ledger.figures.slide_figure`, which records its
+    smallest glyph, a log axis's exponents included) that fills the slide with its smallest type at
+    least 18 px at 1280x720; every image of the decks' HTML is measured."""
     from playwright.sync_api import sync_playwright
 
     outside, small, overflowing = [], [], []
+    measured = 0
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=offline_args())  # refuses the outside
         context = browser.new_context(viewport={"width": 1280, "height": 720})
@@ -421,15 +429,22 @@ def test_speaker_view_and_figures_offline(server, slides_dir):
             for k, height in enumerate(deck["heights"]):
                 if height > 720:
                     overflowing.append(f"{stem} slide {k + 1}: {height} px of content on a 720 px slide")
+            images = len(re.findall(r"<img[ >]", re.sub(r'<aside class="notes">.*?</aside>', "",
+                                                         (slides_dir / f"{stem}.html").read_text(encoding="utf-8"),
+                                                         flags=re.DOTALL)))
+            assert len(deck["figures"]) == images, f"{stem}: {len(deck['figures'])} of its {images} images measured"
+            measured += images
             for figure in deck["figures"]:
                 facts = figure["facts"]
                 if facts["font"] is None or facts["font"] < 18 or facts["area"] < 0.35 * 1280 * 720:
-                    small.append(f"{stem} slide {figure['index'] + 1}: {facts}")
+                    small.append(f"{stem} slide {figure['index'] + 1} ({figure['kind']}): {facts}")
         browser.close()
     assert not outside, f"the speaker view or slides asked for outside addresses: {outside}"
     assert not overflowing, "slides whose content runs past the slide:\n" + "\n".join(overflowing)
-    assert not small, "figures too small on their slides (smallest type under 18 px, or under 35% of the slide):\n" + \
-        "\n".join(small)
+    assert measured >= 20, f"only {measured} images measured on all the slides"
+    assert not small, ("images on slides that are no slide figure (font None: drawn without "
+                       "ledger.figures.show), too small (smallest type under 18 px) or under 35% of the slide:\n"
+                       + "\n".join(small))
 
 
 def test_no_figure_prints_labels_over_each_other():
