@@ -272,6 +272,44 @@ def test_every_slide_is_short(slides_dir):
                 assert words <= MAX_WORDS, f"{stem} slide {k} ({attrs.get('kind')}) shows {words} words"
 
 
+def unit_numbers(text: str, unit: str) -> set[str]:
+    """The numbers `text` gives in `unit`: "35.8 TFLOP", and each of "35.8 and 35.7 TFLOP"."""
+    number = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+    found = set()
+    for run in re.finditer(rf"({number}(?:(?:,\s*|\s+and\s+){number})*)\s+{re.escape(unit)}\b", text):
+        found |= set(re.findall(number, run.group(1)))
+    return found
+
+
+def test_a_figures_alt_text_gives_the_numbers_of_its_slide_lines(slides_dir):
+    """Where a figure's alt text and the prose slide of its section both give FLOP counts in TFLOP or
+    PFLOP, the alt text gives every number the slide lines give, in their format: deck 03's class
+    figure said forward and dX "each carry 35.8 TFLOP" under a slide giving 35.8 and 35.7."""
+    checked, different = 0, []
+    for stem in chapters():
+        sections = slide_sections((slides_dir / f"{stem}.html").read_text(encoding="utf-8"))
+        lines = {}
+        for attrs, body in sections:
+            heading = re.search(r"<h2>(.*?)</h2>", body, re.DOTALL)
+            if attrs.get("kind") == "prose" and heading:
+                lines[heading.group(1)] = html.unescape(re.sub(r"<[^>]+>", " ", re.sub(
+                    r'<aside class="notes">.*?</aside>', " ", body, flags=re.DOTALL)))
+        for attrs, body in sections:
+            heading = re.search(r"<h3>(.*?)</h3>", body, re.DOTALL)
+            alt = re.search(r'<img class="figure" alt="([^"]*)"', body)
+            if not (alt and heading and heading.group(1) in lines):
+                continue
+            for unit in ("TFLOP", "PFLOP"):
+                said, shown = unit_numbers(lines[heading.group(1)], unit), unit_numbers(html.unescape(alt.group(1)), unit)
+                if said and shown:
+                    checked += 1
+                    if said - shown:
+                        different.append(f"{stem}, {heading.group(1)!r}: the slide gives {sorted(said)} {unit}, "
+                                         f"the figure's alt text {sorted(shown)}")
+    assert checked >= 1, "no figure's alt text and slide lines both give TFLOP or PFLOP: the test checks nothing"
+    assert not different, "\n".join(different)
+
+
 def chapter_minutes(stem: str) -> int:
     import nbformat
 
