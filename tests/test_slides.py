@@ -272,6 +272,60 @@ def test_every_slide_is_short(slides_dir):
                 assert words <= MAX_WORDS, f"{stem} slide {k} ({attrs.get('kind')}) shows {words} words"
 
 
+NUMBER = re.compile(r"(?<![\w.,\-])[-+\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[-+]\d+)?(?![\w\-]|[.,]\d)")
+"""A number standing on its own: not part of a name or a word ("Hyena-2", "Llama-3-8B", "fp32", "4f")."""
+
+
+def bare_numbers(line: str) -> list[str]:
+    """The numbers of one slide line that measure something and carry no unit: followed by the end
+    of the line, a punctuation mark, a bracket or "per" (a rate without its numerator, "3,641 per element"),
+    directly or after a scale word ("154 billion"). A unit, a "%", an "x" or a word after the number
+    ("times", "tokens", "of the largest value") passes. Math and a table's "(1 of 2)" are left out,
+    and a number after a capitalised word is a name ("Approach 3", "Llama 3")."""
+    text = re.sub(r"\\\(.*?\\\)", " ", line)
+    text = re.sub(r"\(\d+ of \d+\)", " ", text)
+    found = []
+    for number in NUMBER.finditer(text):
+        before = text[:number.start()].split()
+        if before and before[-1].isalpha() and before[-1][0].isupper():
+            continue
+        rest = re.sub(r"^\s+(?:thousand|million|billion|trillion)\b", "", text[number.end():])
+        if re.match(r"\s*(?:$|[,;:.()]|per\b)", rest):
+            found.append(number.group(0))
+    return found
+
+
+def test_bare_numbers_finds_a_number_without_its_unit():
+    for line, bare in (("Decoding one token: 2.00", ["2.00"]), ("A matrix product: 455", ["455"]),
+                       ("The micro-batch example: 3,641 per element", ["3,641"]),
+                       ("random-sign terms 12 (Hyena-2)", ["12"]), ("512 sequences of 2,048", ["2,048"]),
+                       ("The 2024 refit of Approach 3: 154 billion", ["154"]),
+                       ("matrix product 44, FFT 1.2 GFLOP/s", ["44"])):
+        assert bare_numbers(line) == bare, line
+    for line in ("Decoding one token: 2.00 FLOPs per element", "The 2024 refit of Approach 3: 154 billion tokens",
+                 "Hyena-2: 0.15% of the step, at most 1.0015x", "694 times slower", "Llama 3.1 8B's GPU-hours",
+                 "What stays digital (1 of 2)", r"\(N\) = 7,504,658,432 parameters", "In seconds: 8.9e-06x",
+                 "within 6.8e-16 of the largest value", "fp32 and bf16 on an H100", "two 4f passes"):
+        assert bare_numbers(line) == [], line
+
+
+def test_every_number_on_a_slide_carries_its_unit(slides_dir):
+    """The heading of every slide, and every line of a prose slide (objectives, prose, summary,
+    exercises): a number that measures something says in what (FLOPs, s, %, TFLOP/s, tokens,
+    times ...). Tables (their headers carry the units) and figures (their axes do) are left out."""
+    found = []
+    for stem in chapters():
+        for k, (attrs, body) in enumerate(slide_sections((slides_dir / f"{stem}.html").read_text(encoding="utf-8")), 1):
+            body = re.sub(r'<aside class="notes">.*?</aside>', " ", body, flags=re.DOTALL)
+            parts = re.findall(r"<h[123]>(.*?)</h[123]>", body, re.DOTALL)
+            if attrs.get("kind") in PROSE_KINDS:
+                parts += re.findall(r"<(?:li|p)>(.*?)</(?:li|p)>", body, re.DOTALL)
+            for part in parts:
+                line = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", part)).split())
+                found += [f"{stem} slide {k}: {number!r} in {line!r}" for number in bare_numbers(line)]
+    assert not found, "numbers on the slides without their unit:\n" + "\n".join(found)
+
+
 def unit_numbers(text: str, unit: str) -> set[str]:
     """The numbers `text` gives in `unit`: "35.8 TFLOP", and each of "35.8 and 35.7 TFLOP"."""
     number = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
