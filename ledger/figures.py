@@ -16,6 +16,7 @@ pulls them in.
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import io
 import os
@@ -125,8 +126,9 @@ SLIDE_FIGURE_BOX = (1180, 590)
 """CSS pixels a figure may fill on a 16:9 slide of 1280x720 (book/_tools/slides.py), under its heading."""
 
 SLIDE_MIN_FONT_PX = 20
-"""The smallest type of a slide figure, in CSS pixels at 1280x720: legible from the back of a room
-(at least 18 px), with a margin for the rounding of the fit."""
+"""The smallest type of a slide figure, in CSS pixels at 1280x720, superscripts and subscripts
+included (a log axis's exponents): legible from the back of a room (at least 18 px), with a margin
+for the rounding of the fit."""
 
 
 SLIDE_DPI = 120
@@ -140,15 +142,31 @@ def _shown_texts(fig) -> list:
 
 
 TICK_GAP_EM = 0.3
-"""The least space between two tick labels of one axis, in ems of their type (about a word space)."""
+"""The least space between two tick labels of one axis, or two horizontal texts side by side on one
+line, in ems of the smaller type (about a word space)."""
+
+
+def _run_together(a, b, box_a, box_b, dpi: float) -> bool:
+    """Whether two horizontal texts sit side by side on one line (their boxes share at least half the
+    shorter one's height) with less than TICK_GAP_EM of the smaller type between them: they read as
+    one label ("lensinput gradient du", chapter 03's 4f drawing on its slide)."""
+    if a.get_rotation() % 180 or b.get_rotation() % 180:
+        return False
+    shared = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
+    if shared < 0.5 * min(box_a.height, box_b.height):
+        return False
+    gap = max(box_a.x0, box_b.x0) - min(box_a.x1, box_b.x1)  # negative when they overlap sideways
+    return gap < TICK_GAP_EM * min(a.get_fontsize(), b.get_fontsize()) * dpi / 72
 
 
 def overlapping_labels(fig) -> list[tuple[str, str]]:
     """Pairs of texts of `fig` that print over each other, as drawn now: their boxes (turned with a
-    slanted text, `_text_corners`) intersect by more than two points every way. Two tick labels of one
-    axis, each of one line, must moreover stand at least TICK_GAP_EM of their type apart (a log axis's
-    minor labels, "3x10^1" and "4x10^1", ran into one another once a slide raised the type; a
-    two-line label's box spans its neighbours' by design). Tick labels outside the view are left out."""
+    slanted text, `_text_corners`) intersect by more than two points every way, or two horizontal
+    texts run together on one line (`_run_together`: less than TICK_GAP_EM between them). Two tick
+    labels of one axis, each of one line, must moreover stand at least TICK_GAP_EM of their type apart
+    (a log axis's minor labels, "3x10^1" and "4x10^1", ran into one another once a slide raised the
+    type; a two-line label's box spans its neighbours' by design). Tick labels outside the view are
+    left out."""
     if not hasattr(fig.canvas, "get_renderer"):  # a bare Figure() (the explorer's): give it an Agg canvas
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         FigureCanvasAgg(fig)
@@ -168,7 +186,8 @@ def overlapping_labels(fig) -> list[tuple[str, str]]:
             drawn |= {id(label) for tick in shown for label in (tick.label1, tick.label2) if label.get_visible()}
     texts = [t for t in _shown_texts(fig) if t.get_window_extent(renderer).width > 0
              and (id(t) not in ticks or id(t) in drawn)]
-    shapes = [_text_corners(t, t.get_window_extent(renderer), fig.dpi) for t in texts]
+    boxes = [t.get_window_extent(renderer) for t in texts]
+    shapes = [_text_corners(t, box, fig.dpi) for t, box in zip(texts, boxes)]
     # tick labels padded by half the gap each: two of one axis that come closer than the gap overlap
     padded = [_text_corners(t, t.get_window_extent(renderer).padded(TICK_GAP_EM / 2 * t.get_fontsize() * fig.dpi / 72),
                             fig.dpi) if id(t) in ticks else None for t in texts]
@@ -180,7 +199,8 @@ def overlapping_labels(fig) -> list[tuple[str, str]]:
             if one_axis and "\n" in texts[i].get_text() + texts[j].get_text():
                 continue  # a two-line tick label ("A1\nHyena-2") sets its wide line under its neighbours'
             if (_convex_overlap(padded[i], padded[j]) > 0 if one_axis
-                    else _convex_overlap(shapes[i], shapes[j]) > slack):
+                    else _convex_overlap(shapes[i], shapes[j]) > slack
+                    or _run_together(texts[i], texts[j], boxes[i], boxes[j], fig.dpi)):
                 found.append((texts[i].get_text(), texts[j].get_text()))
     return found
 
@@ -287,29 +307,61 @@ def _convex_overlap(a: list[tuple[float, float]], b: list[tuple[float, float]]) 
     return depth
 
 
-def _type_sizes(fig) -> tuple[dict, dict]:
-    """The current sizes in points: {text: size} for texts other than tick labels, {(axis, which): size}
-    for tick labels."""
+def _script_scale(text) -> float:
+    """The smallest glyph of `text` over its font size: 1 for plain text, below 1 where mathtext sets
+    part of it smaller, as a superscript or subscript (0.7 a level: a log axis's "10^-1" shows its
+    exponent at 7 pt in a 10 pt label)."""
+    shown, math = text._preprocess_math(text.get_text())
+    if math is not True:  # plain text, or usetex (not used by the book): its nominal size
+        return 1.0
+    return _math_scale(shown, text.get_math_fontfamily())
+
+
+@functools.lru_cache(maxsize=4096)
+def _math_scale(shown: str, family: str) -> float:
+    """The smallest glyph mathtext sets for `shown` (in the math font family `family`) over the size
+    asked, parsed once per string: 0.7 for "$10^{-1}$", 0.49 for a superscript's own superscript."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.mathtext import MathTextParser
+
+    glyphs = MathTextParser("path").parse(shown, dpi=72, prop=FontProperties(size=10, math_fontfamily=family)).glyphs
+    return min((glyph[1] / 10 for glyph in glyphs), default=1.0)
+
+
+def _type_sizes(fig, scripts: bool = True) -> tuple[dict, dict]:
+    """The current sizes in points with the share of it their smallest glyph shows (`_script_scale`;
+    1 for every text when `scripts` is False): {text: (size, scale)} for texts other than tick labels,
+    {(axis, which): (size, scale)} for tick labels, the scale the smallest of that axis's labels."""
     ticks = {id(t) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis) for t in axis.get_ticklabels(which="both")}
-    texts = {t: t.get_fontsize() for t in _shown_texts(fig) if id(t) not in ticks}
+    texts = {t: (t.get_fontsize(), _script_scale(t) if scripts else 1.0)
+             for t in _shown_texts(fig) if id(t) not in ticks}
     axes = {}
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
             for which in ("major", "minor"):
                 labels = axis.get_ticklabels(which=which)
                 if labels:
-                    axes[(axis, which)] = labels[0].get_fontsize()
+                    shown = [t for t in labels if t.get_text().strip()]
+                    scale = min((_script_scale(t) for t in shown), default=1.0) if scripts else 1.0
+                    axes[(axis, which)] = (labels[0].get_fontsize(), scale)
     return texts, axes
 
 
+def _smallest_glyph(sizes: tuple[dict, dict]) -> float | None:
+    """The smallest glyph of `_type_sizes`, in points; None for a figure without text."""
+    pairs = list(sizes[0].values()) + list(sizes[1].values())
+    return min((size * scale for size, scale in pairs), default=None)
+
+
 def _set_type_floor(fig, sizes: tuple[dict, dict], floor_pt: float) -> None:
-    """Every text at least `floor_pt` points (its page size when larger), tick labels through their
-    axis (so that ticks made at the next draw match), then the layout again."""
+    """Every text's smallest glyph at least `floor_pt` points (its page size when larger): a text
+    whose superscripts show 0.7 of its size is set to floor_pt / 0.7. Tick labels through their axis
+    (so that ticks made at the next draw match), then the layout again."""
     texts, axes = sizes
-    for (axis, which), size in axes.items():
-        axis.set_tick_params(which=which, labelsize=max(size, floor_pt))
-    for text, size in texts.items():
-        text.set_fontsize(max(size, floor_pt))
+    for (axis, which), (size, scale) in axes.items():
+        axis.set_tick_params(which=which, labelsize=max(size, floor_pt / scale))
+    for text, (size, scale) in texts.items():
+        text.set_fontsize(max(size, floor_pt / scale))
     if fig.get_layout_engine() is None:
         fig.tight_layout()
 
@@ -323,22 +375,24 @@ def _collapses(fig) -> bool:
 
 
 def slide_figure(fig, box: tuple[int, int] = SLIDE_FIGURE_BOX, min_font_px: float = SLIDE_MIN_FONT_PX,
-                 dpi: int = SLIDE_DPI, page_overlaps: int | None = None) -> dict[str, Any]:
-    """`fig` drawn again for a slide, as a slide style would draw it: every text smaller than the size
-    that shows `min_font_px` tall once the figure is fitted into `box` is raised to that size (larger
-    texts keep theirs), but only as far as no two labels print over each other that did not on the
-    page. Returns {"png": base64, "min_font_px": the smallest type in the PNG's own pixels, and
+                 dpi: int = SLIDE_DPI, page_overlaps: int | None = None, scripts: bool = True) -> dict[str, Any]:
+    """`fig` drawn again for a slide, as a slide style would draw it: every text whose smallest glyph
+    is smaller than the size that shows `min_font_px` tall once the figure is fitted into `box` is
+    raised until that glyph reaches it (larger texts keep theirs), but only as far as no two labels
+    print over each other that did not on the page. With `scripts` (the default) a text's smallest
+    glyph is its mathtext superscripts and subscripts where it has them (`_script_scale`: a log axis's
+    exponents, 0.7 of the label), so that they too show `min_font_px`; without, its nominal size.
+    Returns {"png": base64, "min_font_px": the smallest glyph in the PNG's own pixels, and
     layout_records: "overlaps", the labels that print over each other, "legends", "legend_over_bars"};
     the slide scales the type by its displayed over its natural size. Changes `fig` (show closes it
     afterwards)."""
     from PIL import Image
 
     png = figure_png(fig, dpi)  # draws the figure, so that the tick labels exist
-    original = _type_sizes(fig)
-    all_sizes = list(original[0].values()) + list(original[1].values())
-    if not all_sizes:
+    original = _type_sizes(fig, scripts)
+    smallest_pt = _smallest_glyph(original)
+    if smallest_pt is None:
         return {"png": base64.b64encode(png).decode("ascii"), "min_font_px": float("inf"), **layout_records(fig)}
-    smallest_pt = min(all_sizes)
 
     def points_for(png_bytes: bytes) -> float:
         width, height = Image.open(io.BytesIO(png_bytes)).size
@@ -381,11 +435,14 @@ def print_figure(fig, page_overlaps: int | None = None) -> dict[str, Any]:
     """`fig` drawn for the page and for paper: every text that would print smaller than PRINT_MIN_PT
     once the PNG is scaled to PRINT_WIDTH_IN is raised to the size that prints at PRINT_MIN_PT (the
     narrow figures, which print enlarged, keep their type), as `slide_figure` raises it for a slide,
-    backing off where labels would print over each other that did not before. Returns {"png":
-    base64 at FIGURE_DPI, "min_type_pt": the smallest type in the figure's own points}. Changes `fig`."""
+    backing off where labels would print over each other that did not before. The floor holds for
+    each text's nominal size: a mathtext exponent prints at 0.7 of its label, and is not raised on
+    its own (`slide_figure` raises it on a slide; on paper it would enlarge the page's figures).
+    Returns {"png": base64 at FIGURE_DPI, "min_type_pt": the smallest nominal type in the figure's
+    own points}. Changes `fig`."""
     box = (round(PRINT_WIDTH_IN * FIGURE_DPI), 10 ** 6)  # the width binds; paper's height does not
     drawn = slide_figure(fig, box=box, min_font_px=PRINT_MIN_PT / 72 * FIGURE_DPI, dpi=FIGURE_DPI,
-                         page_overlaps=page_overlaps)
+                         page_overlaps=page_overlaps, scripts=False)
     return {"png": drawn["png"], "min_type_pt": drawn["min_font_px"] / FIGURE_DPI * 72}
 
 

@@ -153,6 +153,32 @@ def test_overlapping_labels_finds_text_printed_over_text():
     plt.close(fig)
 
 
+def test_labels_run_together_on_one_line_are_found():
+    """Chapter 03's 4f drawing on its slide: "lens" and "input gradient du", side by side on one line,
+    touched ("lensinput gradient du") without their boxes overlapping by two points. Two horizontal
+    texts on one line need a word space (TICK_GAP_EM) between them; texts one above the other, or
+    apart by more than the gap, are not found."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ledger.figures import TICK_GAP_EM, overlapping_labels
+
+    fig, ax = plt.subplots(figsize=(6, 3))
+    renderer = fig.canvas.get_renderer()
+    left = ax.text(0.1, 0.5, "lens", fontsize=12)
+    box = left.get_window_extent(renderer)
+    x_end = ax.transData.inverted().transform((box.x1, box.y0))[0]
+    right = ax.text(x_end, 0.5, "input gradient du", fontsize=12)  # touching: no space between
+    assert overlapping_labels(fig) == [("lens", "input gradient du")]
+    space = 2 * TICK_GAP_EM * 12 * fig.dpi / 72  # twice the gap, in display pixels
+    right.set_x(ax.transData.inverted().transform((box.x1 + space, box.y0))[0])
+    assert overlapping_labels(fig) == []
+    right.set_position((0.1, 0.3))  # one line below: a stacked label, not run together
+    assert overlapping_labels(fig) == []
+    plt.close(fig)
+
+
 def test_tick_labels_of_one_axis_that_run_together_are_found_and_log_axis_labels_keeps_them_apart():
     """Chapter 16's rates on a log axis from 4 to 60 GFLOP/s: matplotlib labels the minor ticks, and
     "3x10^1" ran into "4x10^1" on the slide. overlapping_labels finds it; with log_axis_labels (plain
@@ -204,6 +230,43 @@ def test_slide_figure_enlarges_type_to_the_slide():
     shown = slide["min_font_px"] * min(SLIDE_FIGURE_BOX[0] / width, SLIDE_FIGURE_BOX[1] / height)
     assert shown >= 18, shown
     assert slide["overlaps"] == []
+    plt.close(fig)
+
+
+def test_slide_figure_raises_a_log_axis_exponents_to_the_slide():
+    """Fourteen slide figures had log axes whose exponents ("10^-1", "2^12"), set by mathtext at 0.7
+    of their label, showed 13 to 16 px on the slide while the figure recorded its labels' 20 px.
+    Measured apart from slide_figure's own record, in an SVG of the slide drawing with its text kept
+    as text (every font-size, superscripts included, scaled to the fitted size): the smallest glyph
+    is at least 18 px and is what the drawing records. The page's drawing for paper
+    (print_figure) keeps the nominal floor."""
+    import base64
+    import io
+    import re
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from ledger.figures import SLIDE_DPI, SLIDE_FIGURE_BOX, figure_style, slide_figure
+
+    figure_style()
+    fig, ax = plt.subplots(figsize=(7, 4.4))
+    ax.loglog([0.1, 1e4], [0.3, 1e3])
+    ax.set_xlabel("arithmetic intensity (FLOPs per byte)")
+    ax.set_ylabel("attainable rate (TFLOP/s)")
+    slide = slide_figure(fig)
+    width, height = Image.open(io.BytesIO(base64.b64decode(slide["png"]))).size
+    fit = min(SLIDE_FIGURE_BOX[0] / width, SLIDE_FIGURE_BOX[1] / height)
+    svg = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        fig.savefig(svg, format="svg", bbox_inches="tight", dpi=SLIDE_DPI)
+    sizes = [float(v) for v in re.findall(r"font-size: ?([0-9.]+)px", svg.getvalue())]  # points: 72 a inch
+    assert sizes and any(s < 0.75 * max(sizes) for s in sizes), "no exponent in the SVG: the test checks nothing"
+    shown = min(sizes) * SLIDE_DPI / 72 * fit
+    assert shown >= 18, f"the smallest glyph shows {shown:.1f} px on the slide"
+    assert abs(min(sizes) * SLIDE_DPI / 72 - slide["min_font_px"]) < 0.05 * slide["min_font_px"]
     plt.close(fig)
 
 

@@ -272,6 +272,98 @@ def test_every_slide_is_short(slides_dir):
                 assert words <= MAX_WORDS, f"{stem} slide {k} ({attrs.get('kind')}) shows {words} words"
 
 
+NUMBER = re.compile(r"(?<![\w.,\-])[-+\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[-+]\d+)?(?![\w\-]|[.,]\d)")
+"""A number standing on its own: not part of a name or a word ("Hyena-2", "Llama-3-8B", "fp32", "4f")."""
+
+
+def bare_numbers(line: str) -> list[str]:
+    """The numbers of one slide line that measure something and carry no unit: followed by the end
+    of the line, a punctuation mark, a bracket or "per" (a rate without its numerator, "3,641 per element"),
+    directly or after a scale word ("154 billion"). A unit, a "%", an "x" or a word after the number
+    ("times", "tokens", "of the largest value") passes. Math and a table's "(1 of 2)" are left out,
+    and a number after a capitalised word is a name ("Approach 3", "Llama 3")."""
+    text = re.sub(r"\\\(.*?\\\)", " ", line)
+    text = re.sub(r"\(\d+ of \d+\)", " ", text)
+    found = []
+    for number in NUMBER.finditer(text):
+        before = text[:number.start()].split()
+        if before and before[-1].isalpha() and before[-1][0].isupper():
+            continue
+        rest = re.sub(r"^\s+(?:thousand|million|billion|trillion)\b", "", text[number.end():])
+        if re.match(r"\s*(?:$|[,;:.()]|per\b)", rest):
+            found.append(number.group(0))
+    return found
+
+
+def test_bare_numbers_finds_a_number_without_its_unit():
+    for line, bare in (("Decoding one token: 2.00", ["2.00"]), ("A matrix product: 455", ["455"]),
+                       ("The micro-batch example: 3,641 per element", ["3,641"]),
+                       ("random-sign terms 12 (Hyena-2)", ["12"]), ("512 sequences of 2,048", ["2,048"]),
+                       ("The 2024 refit of Approach 3: 154 billion", ["154"]),
+                       ("matrix product 44, FFT 1.2 GFLOP/s", ["44"])):
+        assert bare_numbers(line) == bare, line
+    for line in ("Decoding one token: 2.00 FLOPs per element", "The 2024 refit of Approach 3: 154 billion tokens",
+                 "Hyena-2: 0.15% of the step, at most 1.0015x", "694 times slower", "Llama 3.1 8B's GPU-hours",
+                 "What stays digital (1 of 2)", r"\(N\) = 7,504,658,432 parameters", "In seconds: 8.9e-06x",
+                 "within 6.8e-16 of the largest value", "fp32 and bf16 on an H100", "two 4f passes"):
+        assert bare_numbers(line) == [], line
+
+
+def test_every_number_on_a_slide_carries_its_unit(slides_dir):
+    """The heading of every slide, and every line of a prose slide (objectives, prose, summary,
+    exercises): a number that measures something says in what (FLOPs, s, %, TFLOP/s, tokens,
+    times ...). Tables (their headers carry the units) and figures (their axes do) are left out."""
+    found = []
+    for stem in chapters():
+        for k, (attrs, body) in enumerate(slide_sections((slides_dir / f"{stem}.html").read_text(encoding="utf-8")), 1):
+            body = re.sub(r'<aside class="notes">.*?</aside>', " ", body, flags=re.DOTALL)
+            parts = re.findall(r"<h[123]>(.*?)</h[123]>", body, re.DOTALL)
+            if attrs.get("kind") in PROSE_KINDS:
+                parts += re.findall(r"<(?:li|p)>(.*?)</(?:li|p)>", body, re.DOTALL)
+            for part in parts:
+                line = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", part)).split())
+                found += [f"{stem} slide {k}: {number!r} in {line!r}" for number in bare_numbers(line)]
+    assert not found, "numbers on the slides without their unit:\n" + "\n".join(found)
+
+
+def unit_numbers(text: str, unit: str) -> set[str]:
+    """The numbers `text` gives in `unit`: "35.8 TFLOP", and each of "35.8 and 35.7 TFLOP"."""
+    number = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+    found = set()
+    for run in re.finditer(rf"({number}(?:(?:,\s*|\s+and\s+){number})*)\s+{re.escape(unit)}\b", text):
+        found |= set(re.findall(number, run.group(1)))
+    return found
+
+
+def test_a_figures_alt_text_gives_the_numbers_of_its_slide_lines(slides_dir):
+    """Where a figure's alt text and the prose slide of its section both give FLOP counts in TFLOP or
+    PFLOP, the alt text gives every number the slide lines give, in their format: deck 03's class
+    figure said forward and dX "each carry 35.8 TFLOP" under a slide giving 35.8 and 35.7."""
+    checked, different = 0, []
+    for stem in chapters():
+        sections = slide_sections((slides_dir / f"{stem}.html").read_text(encoding="utf-8"))
+        lines = {}
+        for attrs, body in sections:
+            heading = re.search(r"<h2>(.*?)</h2>", body, re.DOTALL)
+            if attrs.get("kind") == "prose" and heading:
+                lines[heading.group(1)] = html.unescape(re.sub(r"<[^>]+>", " ", re.sub(
+                    r'<aside class="notes">.*?</aside>', " ", body, flags=re.DOTALL)))
+        for attrs, body in sections:
+            heading = re.search(r"<h3>(.*?)</h3>", body, re.DOTALL)
+            alt = re.search(r'<img class="figure" alt="([^"]*)"', body)
+            if not (alt and heading and heading.group(1) in lines):
+                continue
+            for unit in ("TFLOP", "PFLOP"):
+                said, shown = unit_numbers(lines[heading.group(1)], unit), unit_numbers(html.unescape(alt.group(1)), unit)
+                if said and shown:
+                    checked += 1
+                    if said - shown:
+                        different.append(f"{stem}, {heading.group(1)!r}: the slide gives {sorted(said)} {unit}, "
+                                         f"the figure's alt text {sorted(shown)}")
+    assert checked >= 1, "no figure's alt text and slide lines both give TFLOP or PFLOP: the test checks nothing"
+    assert not different, "\n".join(different)
+
+
 def chapter_minutes(stem: str) -> int:
     import nbformat
 
@@ -365,34 +457,42 @@ def test_the_notes_plugin_is_shipped(slides_dir):
 
 
 SLIDE_FACTS = """async () => {
-    // Every slide shown in turn: its content's height; then every figure slide shown, 150 ms for its
-    // image, and the figure's smallest type and area as drawn.
-    const heights = [];
+    // Every slide shown in turn: its content's height, and which slides hold an image; then every
+    // slide holding one shown again, 150 ms for its images, and each image's smallest type (its
+    // data-min-font-px, in the PNG's own pixels, times the fit, object-fit: contain) and area as drawn.
+    const heights = [], holding = [];
     for (let k = 0; k < Reveal.getTotalSlides(); k++) {
         Reveal.slide(k);
         heights.push(Reveal.getCurrentSlide().scrollHeight);
+        if (Reveal.getCurrentSlide().querySelector('img')) holding.push(k);
     }
     const figures = [];
-    for (const index of [...document.querySelectorAll('section[data-kind=figure]')].map(s => Reveal.getIndices(s).h)) {
+    for (const index of holding) {
         Reveal.slide(index);
         await new Promise(done => setTimeout(done, 150));
-        const img = Reveal.getCurrentSlide().querySelector('img.figure');
-        const fit = Math.min(img.clientWidth / img.naturalWidth, img.clientHeight / img.naturalHeight);
-        figures.push({index, facts: {font: img.dataset.minFontPx ? parseFloat(img.dataset.minFontPx) * fit : null,
-                                     area: img.naturalWidth * fit * img.naturalHeight * fit, complete: img.complete}});
+        for (const img of Reveal.getCurrentSlide().querySelectorAll('img')) {
+            const fit = Math.min(img.clientWidth / img.naturalWidth, img.clientHeight / img.naturalHeight);
+            figures.push({index, kind: Reveal.getCurrentSlide().dataset.kind,
+                          facts: {font: img.dataset.minFontPx ? parseFloat(img.dataset.minFontPx) * fit : null,
+                                  area: img.naturalWidth * fit * img.naturalHeight * fit, complete: img.complete}});
+        }
     }
     return {heights, figures};
 }"""
-"""What the speaker-view test reads from one deck, in one call (it made two or three calls per slide)."""
+"""What the speaker-view test reads from one deck, in one call (it made two or three calls per slide):
+every image of every slide, whatever the slide's kind (a figure on a "forced" slide too)."""
 
 
 @pytest.mark.browser
 def test_speaker_view_and_figures_offline(server, slides_dir):
     """`S` opens the speaker view from the local files only; no slide's content runs past the slide;
-    slide figures fill the slide and their smallest type is at least 18 px at 1280x720."""
+    every image on every slide is a slide figure (`ledger.figures.slide_figure`, which records its
+    smallest glyph, a log axis's exponents included) that fills the slide with its smallest type at
+    least 18 px at 1280x720; every image of the decks' HTML is measured."""
     from playwright.sync_api import sync_playwright
 
     outside, small, overflowing = [], [], []
+    measured = 0
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=offline_args())  # refuses the outside
         context = browser.new_context(viewport={"width": 1280, "height": 720})
@@ -421,15 +521,22 @@ def test_speaker_view_and_figures_offline(server, slides_dir):
             for k, height in enumerate(deck["heights"]):
                 if height > 720:
                     overflowing.append(f"{stem} slide {k + 1}: {height} px of content on a 720 px slide")
+            images = len(re.findall(r"<img[ >]", re.sub(r'<aside class="notes">.*?</aside>', "",
+                                                         (slides_dir / f"{stem}.html").read_text(encoding="utf-8"),
+                                                         flags=re.DOTALL)))
+            assert len(deck["figures"]) == images, f"{stem}: {len(deck['figures'])} of its {images} images measured"
+            measured += images
             for figure in deck["figures"]:
                 facts = figure["facts"]
                 if facts["font"] is None or facts["font"] < 18 or facts["area"] < 0.35 * 1280 * 720:
-                    small.append(f"{stem} slide {figure['index'] + 1}: {facts}")
+                    small.append(f"{stem} slide {figure['index'] + 1} ({figure['kind']}): {facts}")
         browser.close()
     assert not outside, f"the speaker view or slides asked for outside addresses: {outside}"
     assert not overflowing, "slides whose content runs past the slide:\n" + "\n".join(overflowing)
-    assert not small, "figures too small on their slides (smallest type under 18 px, or under 35% of the slide):\n" + \
-        "\n".join(small)
+    assert measured >= 20, f"only {measured} images measured on all the slides"
+    assert not small, ("images on slides that are no slide figure (font None: drawn without "
+                       "ledger.figures.show), too small (smallest type under 18 px) or under 35% of the slide:\n"
+                       + "\n".join(small))
 
 
 def test_no_figure_prints_labels_over_each_other():
