@@ -12,6 +12,8 @@ solutions, the key and grade.py's rubrics.md print it), and its points are what 
 it out of (`instructor.max_points`)."""
 from __future__ import annotations
 
+from ..errors import LedgerError
+
 
 class Rubric(str):
     """A marking rubric: `points` ((points, criterion), ...), `exemplar` (three lines, a full-marks
@@ -23,11 +25,18 @@ class Rubric(str):
     wrong: str
 
     def __new__(cls, points, exemplar, wrong):
-        points, exemplar = tuple(points), tuple(exemplar)
-        if not points or any(not (isinstance(p, int) and p > 0) or not c for p, c in points):
-            raise ValueError("a rubric needs criteria, each with a positive whole number of points")
-        if len(exemplar) != 3:
-            raise ValueError("a rubric's exemplar has three lines")
+        points = tuple(tuple(p) if isinstance(p, (tuple, list)) else (p,) for p in points)
+        exemplar = tuple(exemplar)
+
+        def one_line(value) -> bool:
+            return isinstance(value, str) and bool(value.strip()) and "\n" not in value
+        if not points or any(len(p) != 2 or isinstance(p[0], bool) or not isinstance(p[0], int) or p[0] <= 0
+                             or not one_line(p[1]) for p in points):
+            raise LedgerError("a rubric needs criteria, each a (positive whole number of points, one-line text) pair")
+        if len(exemplar) != 3 or not all(one_line(line) for line in exemplar):
+            raise LedgerError(f"a rubric's exemplar is three non-empty one-line strings (given: {len(exemplar)} lines)")
+        if not one_line(wrong):
+            raise LedgerError("a rubric needs the typical wrong answer and what it earns, on one line")
         total = sum(p for p, _ in points)
         criteria = "; ".join(f"({p} {'point' if p == 1 else 'points'}) {c}" for p, c in points)
         text = (f"{criteria} [{total} points]. Exemplar: {' / '.join(exemplar)} "
