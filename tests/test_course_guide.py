@@ -379,3 +379,23 @@ def test_the_guides_calibration_procedure_runs_as_written(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert printed.count(" measured ") == len(rows) and "measured / model = " in printed
     assert all(key in printed for key in study_time.RATES)
+
+
+def test_each_taught_chapter_shows_its_decks_talk_minutes_and_each_session_its_homework_minutes():
+    """The minute-by-minute lines give each taught chapter's deck's speaker-notes minutes (summed from
+    book/slide_notes), and each plan table a homework column: reading, optional sections, exercises."""
+    import yaml
+
+    text = (ROOT / "book" / "course_guide.md").read_text(encoding="utf-8")
+    for name, course in PLANS.items():
+        for session in course.sessions:
+            for stem in session.chapters:
+                notes = yaml.safe_load((ROOT / "book" / "slide_notes" / f"{stem}.yml").read_text(encoding="utf-8"))
+                talk = sum(entry["minutes"] for entry in notes.values())
+                assert study_time.deck_minutes(stem) == talk > 0, stem
+                assert f"{{doc}}`../notebooks/{stem}`, its core sections (its whole deck's speaker notes: {talk:g} min of talk)" in text
+            expected = (sum(BOOK[s].core() + BOOK[s].optional() for s in session.reading)
+                        + sum(BOOK[s].optional() for s in session.chapters) + 10 * (len(session.homework) + 1))
+            assert study_time.homework_minutes(session, BOOK) == expected, (name, session.title)
+            assert re.search(rf"^\| \d\. {re.escape(session.title)} \|.*\| {expected} \|$", text, re.MULTILINE), \
+                (name, session.title, expected)

@@ -301,6 +301,27 @@ def model_block(book: dict[str, Chapter]) -> str:
     return "\n".join(lines)
 
 
+NOTES = ROOT / "book" / "slide_notes"
+
+
+def deck_minutes(stem: str) -> int:
+    """Minutes of talk the chapter's speaker notes give its whole deck (book/slide_notes/<stem>.yml,
+    every slide, optional sections included): speaking time, beside the model's study time."""
+    import yaml
+
+    path = NOTES / f"{stem}.yml"
+    notes = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return math.ceil(sum(entry["minutes"] for entry in (notes or {}).values()))
+
+
+def homework_minutes(session, book: dict[str, Chapter]) -> int:
+    """The model's minutes of a session's homework: the chapters read at home (whole), the taught
+    chapters' optional sections, and each homework exercise and the explanation at the exercise rate."""
+    reading = sum(book[s].core() + book[s].optional() for s in session.reading)
+    optional = sum(book[s].optional() for s in session.chapters)
+    return math.ceil(reading + optional + (len(session.homework) + 1) * RATES["exercise"])
+
+
 def session_minutes(plan, number: int, session, book: dict[str, Chapter]) -> list[tuple[int, int, str]]:
     """The session's slots (start, end, what) from minute 0 to the plan's length."""
     from ledger.exercises.plan import IN_CLASS_MINUTES
@@ -313,7 +334,8 @@ def session_minutes(plan, number: int, session, book: dict[str, Chapter]) -> lis
     slots.append((t, t + opening, what))
     t += opening
     for stem in session.chapters:
-        slots.append((t, t + book[stem].core(), f"{doc(stem)}, its core sections"))
+        slots.append((t, t + book[stem].core(), f"{doc(stem)}, its core sections (its whole deck's speaker "
+                                                f"notes: {deck_minutes(stem)} min of talk)"))
         t += book[stem].core()
     slots.append((t, t + IN_CLASS_MINUTES, (f"in class, `{session.in_class}`: derive it on paper, hand it in, "
                                            "then check it")))
@@ -336,15 +358,15 @@ def plans_block(book: dict[str, Chapter]) -> str:
                 f"sections); read at home: {', '.join(s[:2] for s in read) or 'none'}; left out: "
                 f"{', '.join(s[:2] for s in left) or 'none'}."), "",
                 ("| Session | Taught (core sections) | Read at home | Minutes in class | In class | Homework "
-                "| Explanation |"),
-                "| --- | --- | --- | ---: | --- | --- | --- |"]
+                "| Explanation | Homework minutes |"),
+                "| --- | --- | --- | ---: | --- | --- | --- | ---: |"]
         for k, session in enumerate(plan.sessions, 1):
             used = session_minutes(plan, k, session, book)
             busy = sum(b - a for a, b, what in used if not what.startswith("questions"))
             out.append(f"| {k}. {session.title} | {', '.join(doc(s) for s in session.chapters)} | "
                        f"{', '.join(doc(s) for s in session.reading) or '-'} | {busy} of {plan.minutes} | "
                        f"`{session.in_class}` | {homework_text(session.homework)} | "
-                       f"`{session.explanation}` |")
+                       f"`{session.explanation}` | {homework_minutes(session, book)} |")
         out += ["", "Minute by minute:", ""]
         for k, session in enumerate(plan.sessions, 1):
             out.append(f"Session {k}, {session.title}:")
