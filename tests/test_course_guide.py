@@ -14,6 +14,7 @@ from ledger.errors import LedgerError
 from ledger.exercises import LABELS, REGISTRY
 from ledger.exercises.plan import IN_CLASS_MINUTES, PLANS, plan
 from ledger.exercises.registry import exercise_of, parts
+from ledger.exercises.registry import parameters as registry_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_tools"))
@@ -399,3 +400,49 @@ def test_each_taught_chapter_shows_its_decks_talk_minutes_and_each_session_its_h
             assert study_time.homework_minutes(session, BOOK) == expected, (name, session.title)
             assert re.search(rf"^\| \d\. {re.escape(session.title)} \|.*\| {expected} \|$", text, re.MULTILINE), \
                 (name, session.title, expected)
+
+
+def test_exercises_one_call_answers_are_graded_in_class_only_and_the_guide_names_them():
+    """A graded exercise one library call answers (plan.IN_CLASS_ONLY) is never set as homework in any
+    plan, and the assessment plan names exactly these as the one-call exceptions."""
+    from ledger.exercises.plan import IN_CLASS_ONLY
+
+    for name, course in PLANS.items():
+        for session in course.sessions:
+            assert not set(session.homework) & set(IN_CLASS_ONLY), (name, session.title)
+    for label in IN_CLASS_ONLY:
+        assert graded_labels(label), f"{label}: listed as graded in class, but no part is graded"
+    text = " ".join(plan_section().split())
+    named = re.search(r"one library call does answer them \(([^)]*)\)", text)
+    assert named, "the guide does not name the in-class exercises one call answers"
+    assert sorted(re.findall(r"`([a-z0-9-]+)`", named.group(1))) == sorted(IN_CLASS_ONLY)
+
+
+def test_what_the_guide_says_copying_can_still_do_holds_over_the_registry():
+    """The guide: in a class of 40 most students share a graded label's parameters with a classmate, and
+    the graded labels it names are exactly those whose answer is proportional to their one varied
+    parameter or to its inverse (so a classmate's answer converts by one multiplication)."""
+    import inspect
+
+    from ledger.exercises import instructor
+
+    text = " ".join(plan_section().split())
+    named = re.search(r"proportional to its one varied parameter, or to its inverse \(([^)]*)\)", text)
+    assert named, "the guide does not name the proportional graded labels"
+    proportional = []
+    roster = [f"s{k:03d}" for k in range(40)]
+    for label in instructor.graded_labels():
+        ex = REGISTRY[label]
+        if not ex.asks_number or not ex.variants:
+            continue
+        rows = [tuple(sorted(registry_parameters(label, s).items())) for s in roster]
+        shared = sum(rows.count(r) > 1 for r in rows) / len(rows)
+        assert shared > 0.5, f"{label}: only {shared:.0%} of 40 students share their parameters with a classmate"
+        if len(ex.variants) == 1:
+            (name, values), = ex.variants.items()
+            book_value = inspect.signature(ex.answer).parameters[name].default
+            book = ex.answer()
+            for power in (1, -1):
+                if all(abs(ex.answer(**{name: v}) / (book * (v / book_value) ** power) - 1) < 1e-9 for v in values):
+                    proportional.append(label)
+    assert sorted(re.findall(r"`([a-z0-9-]+)`", named.group(1))) == sorted(proportional)

@@ -183,3 +183,12 @@ def test_ct_mfu_counts_a_relative_difference_as_points_vs_relative():
             got = instructor.score("ct-mfu", value, student)
             assert (got.verdict, got.slip) == ("wrong", "points-vs-relative"), (student, value, got)
         assert instructor.score("ct-mfu", target, student).verdict == "right"
+
+
+def test_a_hundredfold_answer_in_seconds_is_not_called_a_percent_for_a_ratio(temporary):
+    """x100 on a time or a size is a factor of 100; only a plain ratio (no unit, or 'x') is told not to
+    multiply by 100."""
+    seconds = temporary("numeric", "test-seconds", lambda: 2.3142, rel_tol=0.002, unit="s")
+    ratio = temporary("numeric", "test-ratio", lambda: 0.6117, rel_tol=0.002)
+    assert "factor of 100" in str(registry.check(seconds, 231.42)) and "plain ratio" not in str(registry.check(seconds, 231.42))
+    assert "plain ratio" in str(registry.check(ratio, 61.17))

@@ -215,3 +215,36 @@ def test_every_plan_is_gradable_and_the_course_remembers_its_plan(tmp_path):
     done = subprocess.run([sys.executable, str(ROOT / "book" / "_tools" / "grade.py"), "report", "--course",
                            str(tmp_path / "other"), "--plan", "6x45"], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 2 and done.stderr.strip().count("\n") == 0 and "6x45" in done.stderr, done.stderr
+
+
+def test_answers_handed_in_alike_are_reported(tmp_path, monkeypatch):
+    """shared.csv names students who handed in the same explanation text, or the same numeric value
+    where it is not right; right values alike (students sharing a variant) and short texts are not
+    reported. Built on a course directory written here, without nbgrader."""
+    numeric = next(label for label in instructor.graded_labels() if REGISTRY[label].asks_number)
+    explained = next(label for label in instructor.graded_labels() if not REGISTRY[label].asks_number)
+    essay = "The rewrite is paid once per step while the digital work grows with the tokens of the step."
+    answers = {"s-a": ("12.5", essay), "s-b": ("12.5", "  " + essay.upper() + " "), "s-c": ("7.0", "Short."),
+               "s-d": ("7.0", "Short."), "s-e": ("3.25", "My own words say why the masks cost what they do here.")}
+    verdicts = {"s-a": "wrong", "s-b": "wrong", "s-c": "right", "s-d": "right", "s-e": "wrong"}
+    for student, (value, text) in answers.items():
+        nb = nbformat.v4.new_notebook(cells=[
+            nbformat.v4.new_code_cell(f"{answer_cells.CODE_STUB}\n{answer_cells.variable(numeric)} = {value}  # mine",
+                                      metadata={"nbgrader": {"grade_id": answer_cells.grade_id("answer", numeric)}}),
+            nbformat.v4.new_markdown_cell(text, metadata={"nbgrader": {"grade_id": answer_cells.grade_id("answer", explained)}})])
+        folder = tmp_path / "submitted" / student / "session1"
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / "chapter.ipynb")
+    monkeypatch.setattr(grade, "slip_lines", lambda course: {(s, numeric): (v, "-") for s, v in verdicts.items()})
+    rows = grade.shared_answers(tmp_path)
+    found = {(r["label"], r["what"], r["students"]) for r in rows}
+    assert found == {(numeric, "same value, not right", "s-a;s-b"), (explained, "same explanation text", "s-a;s-b")}, rows
+
+
+def test_the_round_writes_the_shared_answers_report(round_):
+    """The round's three students hand in different explanations and no common wrong value: shared.csv
+    has its header and no row."""
+    with (round_["out"] / "shared.csv").open(encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        rows = list(reader)
+    assert tuple(reader.fieldnames) == grade.SHARED_COLUMNS and rows == [], rows

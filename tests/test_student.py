@@ -586,6 +586,12 @@ def test_handout_notebook_puts_blanks_in_place_of_the_books_values():
     bad = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)", metadata={"tags": ["exercise-parameters"]})])
     with pytest.raises(tool.StudentError, match="show_parameters"):
         tool.handout_notebook(bad)
+    for stem in chapters():  # every chapter's Exercises section opens with the on-screen sentence, which paper rewrites
+        chapter = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
+        assert any(tool.ON_SCREEN_PARAMETERS in c.source for c in chapter.cells if c.cell_type == "markdown"), stem
+        printed = tool.handout_notebook(chapter)
+        text = "\n".join(c.source for c in printed.cells if c.cell_type == "markdown")
+        assert tool.ON_SCREEN_PARAMETERS not in text and tool.ON_PAPER_PARAMETERS in text, stem
 
 
 def test_the_student_pdf_prints_blanks_for_each_students_parameters(student):

@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from answer_cells import (
     CODE_STUB,
+    variable,
     SCORE_LINE,
     TEXT_STUB,
     chapter_labels,
@@ -243,9 +244,59 @@ def slip_lines(course: Path) -> dict[tuple[str, str], tuple[str, str]]:
     return out
 
 
+SHARED_COLUMNS = ("assignment", "label", "what", "students", "answer")
+MIN_SHARED_WORDS = 8
+"""Explanations shorter than this many words are not compared (a blank or a one-word answer is no sign
+of copying)."""
+
+
+def handed_in(course: Path) -> dict[tuple[str, str, str], str]:
+    """{(assignment, student, label): the answer as handed in}: a numeric part's value as written after
+    `answer_<label> =`, an explanation's text with its whitespace and case folded; parts left as their
+    stub are absent."""
+    labels = {grade_id("answer", label): label for label in instructor.graded_labels()}
+    found = {}
+    for path in sorted((course / "submitted").glob("*/*/*.ipynb")):
+        student, assignment = path.parent.parent.name, path.parent.name
+        for cell in nbformat.read(path, as_version=4).cells:
+            label = labels.get(cell.metadata.get("nbgrader", {}).get("grade_id", ""))
+            if label is None:
+                continue
+            if REGISTRY[label].asks_number:
+                written = [line.split("=", 1)[1].split("#", 1)[0].strip() for line in cell.source.splitlines()
+                           if line.replace(" ", "").startswith(variable(label) + "=")]
+                if written and written[-1] != "None":
+                    found[(assignment, student, label)] = written[-1]
+            else:
+                text = " ".join(cell.source.replace(TEXT_STUB, " ").lower().split())
+                if len(text.split()) >= MIN_SHARED_WORDS:
+                    found[(assignment, student, label)] = text
+    return found
+
+
+def shared_answers(course: Path) -> list[dict]:
+    """Answers two or more students handed in alike, a sign of copying for the teacher to look at: the
+    same explanation text, or the same numeric value where it is not right (right answers of students
+    who share a variant are alike by design)."""
+    verdicts = slip_lines(course)
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for (assignment, student, label), answer in handed_in(course).items():
+        if REGISTRY[label].asks_number and verdicts.get((student, label), ("missing",))[0] == "right":
+            continue
+        groups.setdefault((assignment, label, answer), []).append(student)
+    rows = []
+    for (assignment, label, answer), students in sorted(groups.items()):
+        if len(students) > 1:
+            what = "same value, not right" if REGISTRY[label].asks_number else "same explanation text"
+            rows.append({"assignment": assignment, "label": label, "what": what, "students": ";".join(sorted(students)),
+                         "answer": answer if len(answer) <= 80 else answer[:77] + "..."})
+    return rows
+
+
 def report(course: Path, out: Path) -> tuple[int, int]:
     """grades.csv (student, label, points, max_points; points empty while an explanation awaits its
-    hand grade), slips.csv (per numeric label: the verdicts and each slip code's count), rubrics.md
+    hand grade), slips.csv (per numeric label: the verdicts and each slip code's count), shared.csv
+    (answers students handed in alike: `shared_answers`), rubrics.md
     (the graded explanations' rubrics, for the grader) and the feedback (nbgrader generate_feedback)
     in out/feedback/<student>/<assignment>/. Returns (grade rows, students)."""
     labels = label_of_grade_id()
@@ -283,6 +334,10 @@ def report(course: Path, out: Path) -> tuple[int, int]:
             mine = [v for (_, lab), v in seen.items() if lab == label]
             writer.writerow([label, len(mine), *(sum(v == verdict for v, _ in mine) for verdict in verdicts),
                              *(sum(s == slip for _, s in mine) for slip in instructor.SLIPS)])
+    with (out / "shared.csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=SHARED_COLUMNS)
+        writer.writeheader()
+        writer.writerows(shared_answers(course))
     explanations = [label for label in instructor.graded_labels() if not REGISTRY[label].asks_number]
     (out / "rubrics.md").write_text("# Rubrics of the graded explanations (for the grader, never for students)\n\n"
                                     + "\n\n".join(f"## {label} ({instructor.max_points(label):g} points)\n\n"
@@ -339,7 +394,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in ("report", "run"):
             rows, students = report(args.course, args.out)
             print(f"grade: {rows} grades of {students} students in {args.out / 'grades.csv'}; slips in "
-                  f"{args.out / 'slips.csv'}; feedback in {args.out / 'feedback'}")
+                  f"{args.out / 'slips.csv'}; answers handed in alike in {args.out / 'shared.csv'}; feedback in "
+                  f"{args.out / 'feedback'}")
     except LedgerError as err:
         print(f"grade: {err}", file=sys.stderr)
         return 2

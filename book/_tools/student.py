@@ -403,10 +403,21 @@ def parameter_blanks(label: str) -> str:
                    for name in names)
 
 
+ON_SCREEN_PARAMETERS = ("Set `STUDENT_ID` below to the identifier your teacher gave you: each statement then "
+                        "prints your parameters")
+"""How the Exercises section opens on screen; on paper there is no code to set, so it is rewritten."""
+ON_PAPER_PARAMETERS = ("On paper, fill the blanks under each statement from the slip your teacher gave you: "
+                       "they are your parameters")
+
+
 def handout_notebook(notebook):
     """The student notebook as the handout prints it: each exercise-parameters cell's output (the
-    book's values) becomes its parameter blanks (`parameter_blanks`). A StudentError names a
-    parameters cell that calls no `show_parameters("label", ...)`."""
+    book's values) becomes its parameter blanks (`parameter_blanks`), and the Exercises section's
+    opening tells the reader to fill them from the slip (no code is printed to set `STUDENT_ID` in).
+    A StudentError names a parameters cell that calls no `show_parameters("label", ...)`."""
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown" and ON_SCREEN_PARAMETERS in cell.source:
+            cell.source = cell.source.replace(ON_SCREEN_PARAMETERS, ON_PAPER_PARAMETERS)
     for cell in notebook.cells:
         if cell.cell_type != "code" or "exercise-parameters" not in cell.metadata.get("tags", []):
             continue

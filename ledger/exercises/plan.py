@@ -24,6 +24,13 @@ OPENING_MINUTES = 10
 check (notebooks/install_check.ipynb)."""
 REVIEW_MINUTES = 5
 """Every later session's opening: the common slips of the last homework."""
+IN_CLASS_ONLY = {
+    "sixn-causal": "one call of ledger.step_row with the statement's model and causal_attention=True",
+    "passes-mask-count": "one call of ledger.mask_budget over the step's items at the statement's length",
+    "masks-more-gpus": "one call of ledger.step_row with the statement's GPUs",
+}
+"""Graded exercises that one library call answers: they are graded only in class, derived on paper
+without the library and handed in before the check, never set as homework (tests/test_course_guide.py)."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +86,7 @@ PLANS: dict[str, Plan] = {
                     ("sixn-long-context", "sixn-recompute", "corr-long-channel"), "corr-conj-reversal",
                     reading=("00_introduction", "02_correlation")),
             Session("The training-step Amdahl table", ("05_amdahl_table",), "amdahl-finite-speedup",
-                    ("passes-mask-count", "circ-dx-derivation", "amdahl-block-size"), "amdahl-block-size-why",
+                    ("circ-dx-derivation", "amdahl-block-size"), "amdahl-block-size-why",
                     reading=("03_three_passes", "04_block_circulant")),
             Session("Masks rewritten every step", ("06_masks",), "masks-more-gpus",
                     ("masks-step-size", "layer-major-engines", "not-map-lm-head"), "masks-step-size-why",

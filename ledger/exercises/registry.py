@@ -55,6 +55,8 @@ EXACT_TOL = 1e-6
 """Below this tolerance an answer is asked exactly (a whole count): `check` says how far off it is."""
 EXACT_CLOSE = 0.01
 """An exact count within this relative error is called close (the count is still asked exactly)."""
+RATIO_UNITS = ("", "x")
+"""Units of an answer that is a plain ratio (a share, a factor), where a percent is the usual slip."""
 SPEEDUP_UNITS = ("x",)
 """Units of a speed-up s, where the gain s - 1 (or the reverse) is a usual slip."""
 SLIPS = ("percent-fraction", "power-of-ten", "sign", "book-parameters", "trap", "precision",
@@ -362,7 +364,7 @@ def _slip(ex: Exercise, value: float, target: float, params: dict) -> tuple[str,
         if _near(abs(value), abs(target) * factor, ex.rel_tol):
             if factor < 1 and in_percent:
                 return "percent-fraction", f"it looks like a fraction where a percent is asked: give the answer in {ex.unit}{sign}."
-            if factor > 1 and not in_percent:
+            if factor > 1 and not in_percent and ex.unit in RATIO_UNITS:
                 return "percent-fraction", f"it looks like a percent where a plain ratio is asked: do not multiply by 100{sign}."
             return "percent-fraction", f"it is off by exactly a factor of 100 (a percent/fraction mix-up?){sign}."
     for factor in SCALE_FACTORS:
