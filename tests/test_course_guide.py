@@ -446,3 +446,34 @@ def test_what_the_guide_says_copying_can_still_do_holds_over_the_registry():
                 if all(abs(ex.answer(**{name: v}) / (book * (v / book_value) ** power) - 1) < 1e-9 for v in values):
                     proportional.append(label)
     assert sorted(re.findall(r"`([a-z0-9-]+)`", named.group(1))) == sorted(proportional)
+
+
+NECESSARY = re.compile(r"^\|[^|\n]*\|\s*\{doc\}`(\d\d_[a-z0-9_]+)`\s*\|\s*Necessary\s*\|", re.MULTILINE)
+
+
+def necessary(stem: str) -> set[str]:
+    """The chapters `stem`'s prerequisites table marks Necessary."""
+    return set(NECESSARY.findall(chapter_markdown(stem)))
+
+
+@pytest.mark.parametrize("plan_name", sorted(PLANS))
+def test_every_plan_puts_a_chapters_necessary_prerequisites_before_it(plan_name):
+    """A chapter taught in session k has each Necessary prerequisite read before the course, taught or
+    read in an earlier session, or taught earlier in the same session; a chapter read at home after
+    session k likewise (taught by session k, or read before it in the list); the plan's out_of_order
+    pairs are the only exceptions, and the guide names them."""
+    course = PLANS[plan_name]
+    assert necessary("05_amdahl_table") == {"01_six_n_rule", "03_three_passes", "04_block_circulant"}  # the parser reads
+    known = set(course.before)
+    for stem in course.before:
+        assert necessary(stem) <= known | set(course.before[:course.before.index(stem)]), (plan_name, stem)
+    allowed = {(c, p) for c, p, _ in course.out_of_order}
+    gaps = []
+    for session in course.sessions:
+        for stem in (*session.chapters, *session.reading):
+            gaps += [(stem, p) for p in necessary(stem) - known if (stem, p) not in allowed]
+            known.add(stem)
+    assert not gaps, f"plan {plan_name}: chapters before a Necessary prerequisite: {gaps}"
+    text = " ".join((ROOT / "book" / "course_guide.md").read_text(encoding="utf-8").split())
+    for c, p, why in course.out_of_order:
+        assert f"{c[:2]} before {p[:2]} ({why})" in text, (c, p)

@@ -192,3 +192,22 @@ def test_a_hundredfold_answer_in_seconds_is_not_called_a_percent_for_a_ratio(tem
     ratio = temporary("numeric", "test-ratio", lambda: 0.6117, rel_tol=0.002)
     assert "factor of 100" in str(registry.check(seconds, 231.42)) and "plain ratio" not in str(registry.check(seconds, 231.42))
     assert "plain ratio" in str(registry.check(ratio, 61.17))
+
+
+def test_each_explanation_statement_says_whether_it_is_graded():
+    """An explanation part's statement says 'graded' exactly when the registry grades it, and 'practice,
+    not graded' otherwise, so a student knows which of the chapter's explanations count."""
+    import re
+
+    import nbformat
+
+    told = {}
+    for path in sorted((ROOT / "notebooks").glob("[01]*.ipynb")):
+        text = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")
+        for label, rest in re.findall(r"\(an explanation, `([a-z0-9-]+)`([^\n]*)", text, re.IGNORECASE):
+            told[label] = ("graded" if "graded: your teacher marks it" in rest else
+                           "practice" if "practice, not graded" in rest else "unsaid")
+    explanations = [label for label, ex in REGISTRY.items() if not ex.asks_number]
+    assert set(told) == set(explanations), set(explanations) ^ set(told)
+    wrong = {label: said for label, said in told.items() if said != ("graded" if REGISTRY[label].graded else "practice")}
+    assert not wrong, wrong

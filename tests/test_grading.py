@@ -218,15 +218,19 @@ def test_every_plan_is_gradable_and_the_course_remembers_its_plan(tmp_path):
 
 
 def test_answers_handed_in_alike_are_reported(tmp_path, monkeypatch):
-    """shared.csv names students who handed in the same explanation text, or the same numeric value
-    where it is not right; right values alike (students sharing a variant) and short texts are not
-    reported. Built on a course directory written here, without nbgrader."""
+    """shared.csv names students who handed in the same explanation text, the same numeric value right
+    for one and not another (copied across variants), or the same value right for none; right values
+    alike (students sharing a variant) and short texts are not reported. Built on a course directory
+    written here, without nbgrader."""
     numeric = next(label for label in instructor.graded_labels() if REGISTRY[label].asks_number)
     explained = next(label for label in instructor.graded_labels() if not REGISTRY[label].asks_number)
     essay = "The rewrite is paid once per step while the digital work grows with the tokens of the step."
     answers = {"s-a": ("12.5", essay), "s-b": ("12.5", "  " + essay.upper() + " "), "s-c": ("7.0", "Short."),
-               "s-d": ("7.0", "Short."), "s-e": ("3.25", "My own words say why the masks cost what they do here.")}
-    verdicts = {"s-a": "wrong", "s-b": "wrong", "s-c": "right", "s-d": "right", "s-e": "wrong"}
+               "s-d": ("7.0", "Short."), "s-e": ("3.25", "My own words say why the masks cost what they do here."),
+               "s-f": ("41.5", "Other words again, on why the masks cost what they cost in this step."),
+               "s-g": ("41.5", "Yet other words, which say the cost is per step and the work per token.")}
+    verdicts = {"s-a": "wrong", "s-b": "wrong", "s-c": "right", "s-d": "right", "s-e": "wrong", "s-f": "right",
+                "s-g": "wrong"}
     for student, (value, text) in answers.items():
         nb = nbformat.v4.new_notebook(cells=[
             nbformat.v4.new_code_cell(f"{answer_cells.CODE_STUB}\n{answer_cells.variable(numeric)} = {value}  # mine",
@@ -238,7 +242,8 @@ def test_answers_handed_in_alike_are_reported(tmp_path, monkeypatch):
     monkeypatch.setattr(grade, "slip_lines", lambda course: {(s, numeric): (v, "-") for s, v in verdicts.items()})
     rows = grade.shared_answers(tmp_path)
     found = {(r["label"], r["what"], r["students"]) for r in rows}
-    assert found == {(numeric, "same value, not right", "s-a;s-b"), (explained, "same explanation text", "s-a;s-b")}, rows
+    assert found == {(numeric, "same value, not right", "s-a;s-b"), (explained, "same explanation text", "s-a;s-b"),
+                     (numeric, "same value, right for s-f only", "s-f;s-g")}, rows
 
 
 def test_the_round_writes_the_shared_answers_report(round_):

@@ -74,7 +74,9 @@ def statement(label: str, body: str) -> str:
     if ex is None or "student=STUDENT_ID" in body or f"An explanation, `{label}`" in body:
         return refresh(body)
     if ex.answer is None:
-        return body.rstrip("\n") + f"\n(An explanation, `{label}`: your teacher marks it with the rubric.)\n"
+        told = ("graded: your teacher marks it with the rubric" if ex.graded
+                else "practice, not graded")
+        return body.rstrip("\n") + f"\n(An explanation, `{label}`: {told}.)\n"
     sentence = re.compile(r"Check(?P<what>[^`]*?)with `check\(\"" + re.escape(label) + r"\"[^`]*`"
                           r"(?: \(from `ledger\.exercises import check`\))?\.?", re.S)
 

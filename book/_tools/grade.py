@@ -276,20 +276,26 @@ def handed_in(course: Path) -> dict[tuple[str, str, str], str]:
 
 def shared_answers(course: Path) -> list[dict]:
     """Answers two or more students handed in alike, a sign of copying for the teacher to look at: the
-    same explanation text, or the same numeric value where it is not right (right answers of students
-    who share a variant are alike by design)."""
+    same explanation text; the same numeric value where it is right for one student and not for another
+    (a classmate's answer copied across variants); the same value where it is right for none. Right
+    answers of students who share a variant are alike by design and not listed."""
     verdicts = slip_lines(course)
     groups: dict[tuple[str, str, str], list[str]] = {}
     for (assignment, student, label), answer in handed_in(course).items():
-        if REGISTRY[label].asks_number and verdicts.get((student, label), ("missing",))[0] == "right":
-            continue
         groups.setdefault((assignment, label, answer), []).append(student)
     rows = []
     for (assignment, label, answer), students in sorted(groups.items()):
-        if len(students) > 1:
-            what = "same value, not right" if REGISTRY[label].asks_number else "same explanation text"
-            rows.append({"assignment": assignment, "label": label, "what": what, "students": ";".join(sorted(students)),
-                         "answer": answer if len(answer) <= 80 else answer[:77] + "..."})
+        if len(students) < 2:
+            continue
+        if REGISTRY[label].asks_number:
+            right = [s for s in students if verdicts.get((s, label), ("missing",))[0] == "right"]
+            if len(right) == len(students):
+                continue
+            what = ("same value, right for " + ";".join(sorted(right)) + " only") if right else "same value, not right"
+        else:
+            what = "same explanation text"
+        rows.append({"assignment": assignment, "label": label, "what": what, "students": ";".join(sorted(students)),
+                     "answer": answer if len(answer) <= 80 else answer[:77] + "..."})
     return rows
 
 

@@ -338,7 +338,7 @@ def session_minutes(plan, number: int, session, book: dict[str, Chapter]) -> lis
                                                 f"notes: {deck_minutes(stem)} min of talk)"))
         t += book[stem].core()
     slots.append((t, t + IN_CLASS_MINUTES, (f"in class, `{session.in_class}`: derive it on paper, hand it in, "
-                                           "then check it")))
+                                           "then go through it with the key")))
     t += IN_CLASS_MINUTES
     if t < plan.minutes:
         slots.append((t, plan.minutes, "questions, and the homework"))
@@ -351,12 +351,18 @@ def plans_block(book: dict[str, Chapter]) -> str:
     out = []
     for name, plan in PLANS.items():
         taught = [s for session in plan.sessions for s in session.chapters]
-        read = [s for session in plan.sessions for s in session.reading if s not in taught]
+        read = [s for session in plan.sessions for s in (*session.reading, *plan.before) if s not in taught]
+        read = list(dict.fromkeys(read))
         left = [s for s in book if s not in taught and s not in read]
+        before = (f" Read before the first session: chapters {', '.join(s[:2] for s in plan.before)}."
+                  if plan.before else "")
+        gaps = "".join(f" Taught before its prerequisite on purpose: {c[:2]} before {p[:2]} ({why})."
+                       for c, p, why in plan.out_of_order)
         out += [f"### {plan.title} (plan {name})", "",
                 (f"For {plan.audience}. Taught in class: chapters {', '.join(s[:2] for s in taught)} (their core "
                 f"sections); read at home: {', '.join(s[:2] for s in read) or 'none'}; left out: "
-                f"{', '.join(s[:2] for s in left) or 'none'}."), "",
+                f"{', '.join(s[:2] for s in left) or 'none'}.{before} Every other chapter a chapter needs "
+                f"(its prerequisites table's *Necessary* rows) is taught or read before it.{gaps}"), "",
                 ("| Session | Taught (core sections) | Read at home | Minutes in class | In class | Homework "
                 "| Explanation | Homework minutes |"),
                 "| --- | --- | --- | ---: | --- | --- | --- | ---: |"]

@@ -50,6 +50,11 @@ class Plan:
     """Length of each session, in minutes."""
     audience: str
     sessions: tuple[Session, ...]
+    before: tuple[str, ...] = ()
+    """Chapters read before the first session (with the install check)."""
+    out_of_order: tuple[tuple[str, str, str], ...] = ()
+    """(chapter, its Necessary prerequisite, why) pairs the plan teaches out of order on purpose: every
+    other Necessary prerequisite is taught or read before its chapter (tests/test_course_guide.py)."""
 
     def opening(self, number: int) -> int:
         """Minutes before the chapters of session `number` (1-based)."""
@@ -64,9 +69,10 @@ PLANS: dict[str, Plan] = {
             Session("What a training step costs", ("00_introduction", "01_six_n_rule"), "sixn-causal",
                     ("sixn-long-context", "sixn-recompute", "corr-long-channel"), "corr-conj-reversal",
                     reading=("02_correlation",)),
-            Session("Three passes and the Amdahl table", ("03_three_passes", "05_amdahl_table"), "passes-mask-count",
+            Session("Three passes and block-circulant weights", ("03_three_passes", "04_block_circulant"),
+                    "passes-mask-count",
                     ("passes-hybrid", "circ-dx-derivation", "amdahl-block-size", "amdahl-finite-speedup"),
-                    "amdahl-block-size-why", reading=("04_block_circulant",)),
+                    "amdahl-block-size-why", reading=("05_amdahl_table",)),
             Session("Masks, order and what stays digital", ("06_masks", "07_layer_major"), "masks-more-gpus",
                     ("masks-step-size", "layer-major-engines", "layer-major-fp32", "not-map-lm-head",
                      "explorer-long-hyena"),
@@ -83,18 +89,17 @@ PLANS: dict[str, Plan] = {
         "a short course on the main line: one chapter taught per session, its neighbours read at home",
         (
             Session("The 6N rule", ("01_six_n_rule",), "sixn-causal",
-                    ("sixn-long-context", "sixn-recompute", "corr-long-channel"), "corr-conj-reversal",
-                    reading=("00_introduction", "02_correlation")),
+                    ("sixn-long-context", "sixn-recompute", "corr-long-channel", "circ-dx-derivation"),
+                    "corr-conj-reversal", reading=("02_correlation", "03_three_passes", "04_block_circulant")),
             Session("The training-step Amdahl table", ("05_amdahl_table",), "amdahl-finite-speedup",
-                    ("circ-dx-derivation", "amdahl-block-size"), "amdahl-block-size-why",
-                    reading=("03_three_passes", "04_block_circulant")),
+                    ("amdahl-block-size",), "amdahl-block-size-why"),
             Session("Masks rewritten every step", ("06_masks",), "masks-more-gpus",
                     ("masks-step-size", "layer-major-engines", "not-map-lm-head"), "masks-step-size-why",
-                    reading=("07_layer_major", "08_what_does_not_map")),
+                    reading=("07_layer_major", "08_what_does_not_map", "10_assumptions")),
             Session("FLOPs per token, then time", ("11_flops_per_token",), "fpt-causal",
                     ("fpt-flash", "ct-mfu", "ct-selective-long"), "fpt-small-why",
-                    reading=("13_compute_and_time", "16_measured")),
-        )),
+                    reading=("12_arithmetic_intensity", "13_compute_and_time", "16_measured")),
+        ), before=("00_introduction",)),
     "ml-systems": Plan(
         "Part 2 first: an ML-systems module, five sessions of 90 minutes", 90,
         "a machine-learning-systems module: GPU accounting first (part 2), then the transform engine of "
@@ -105,16 +110,21 @@ PLANS: dict[str, Plan] = {
             Session("The roofline and other tools' counts", ("12_arithmetic_intensity", "15_reconciliation"),
                     "ai-ridge-bw", ("ai-decode-mlp", "rc-ckpt"), "rc-swiglu-why"),
             Session("Compute and time of a run", ("13_compute_and_time",), "ct-mfu",
-                    ("ct-selective-long", "ct-card31"), "ct-selective-long-why",
-                    reading=("01_six_n_rule",)),
+                    ("ct-selective-long", "ct-card31"), "ct-selective-long-why"),
             Session("FLOPs are not seconds; a transform engine", ("16_measured", "00_introduction"), "ms-twenty",
                     ("ms-break-even", "corr-long-channel"), "ms-break-even-why",
                     reading=("02_correlation",)),
-            Session("The transform engine's training step", ("03_three_passes", "05_amdahl_table"),
+            Session("The transform engine's training step", ("03_three_passes", "04_block_circulant"),
                     "passes-mask-count", ("amdahl-block-size", "amdahl-finite-speedup", "masks-step-size"),
                     "amdahl-block-size-why",
-                    reading=("04_block_circulant", "06_masks", "07_layer_major", "08_what_does_not_map",
+                    reading=("05_amdahl_table", "06_masks", "07_layer_major", "08_what_does_not_map",
                              "09_explorer_in_jupyter", "10_assumptions")),
+        ), before=("00_introduction", "01_six_n_rule"),
+        out_of_order=(
+            ("14_any_model", "05_amdahl_table", "part 2 first: its optical columns are a forward reference to "
+                                                "the Amdahl table, met in session 5"),
+            ("16_measured", "05_amdahl_table", "part 2 first: its time shares are a forward reference to the "
+                                               "Amdahl table, met in session 5"),
         )),
 }
 """The course plans by name. "5x90" is the book's main plan; the assessment plan's table is its
