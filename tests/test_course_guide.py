@@ -71,12 +71,6 @@ def test_the_guide_states_every_rate_and_its_source():
     assert study_time.RATES["prose"] == pytest.approx(100 / study_time.READING_WPM * study_time.STUDY_FACTOR)
 
 
-def test_the_model_is_longer_than_the_old_guesses_as_the_guide_says():
-    """The guide: the old lines summed to 330 minutes, and the core sections alone take longer."""
-    old = int(re.search(r"\((\d+) minutes for the book\) were guesses", " ".join(GUIDE.split())).group(1))
-    assert sum(ch.core() for ch in BOOK.values()) > old
-
-
 def test_every_chapter_marks_its_sections_and_keeps_a_core():
     """Every chapter has core sections; the optional mark stands only right under a heading; the
     overview, summary and exercises are never optional."""

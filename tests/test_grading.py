@@ -253,3 +253,26 @@ def test_the_round_writes_the_shared_answers_report(round_):
         reader = csv.DictReader(f)
         rows = list(reader)
     assert tuple(reader.fieldnames) == grade.SHARED_COLUMNS and rows == [], rows
+
+
+def test_answers_right_only_without_the_salt_are_warned_of(tmp_path, monkeypatch):
+    """A student who worked the variant drawn without the course's salt (a folder made without SALT) is
+    named with the labels concerned; a right answer or a plainly wrong one is not."""
+    from ledger.exercises.registry import UNSALTED
+
+    monkeypatch.setenv("TX_COURSE_SALT", SALT)
+    label = next(label for label in instructor.graded_labels() if REGISTRY[label].asks_number and REGISTRY[label].variants
+                 and instructor.answer(label, "s-u", salt=UNSALTED) != instructor.answer(label, "s-u"))
+    values = {"s-u": instructor.answer(label, "s-u", salt=UNSALTED), "s-r": instructor.answer(label, "s-r"),
+              "s-w": 12345.678}
+    for student, value in values.items():
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+            f"{answer_cells.variable(label)} = {value!r}",
+            metadata={"nbgrader": {"grade_id": answer_cells.grade_id("answer", label)}})])
+        folder = tmp_path / "submitted" / student / "session1"
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / "chapter.ipynb")
+    verdicts = {(s, label): (instructor.score(label, v, s).verdict, "-") for s, v in values.items()}
+    monkeypatch.setattr(grade, "slip_lines", lambda course: verdicts)
+    assert verdicts[("s-u", label)][0] != "right" and verdicts[("s-r", label)][0] == "right"
+    assert grade.unsalted_students(tmp_path) == {"s-u": [label]}

@@ -45,7 +45,7 @@ from student import clean, student_notebook
 
 from ledger.errors import LedgerError
 from ledger.exercises import instructor, plan
-from ledger.exercises.registry import REGISTRY, exercise_of, normalise_student
+from ledger.exercises.registry import REGISTRY, UNSALTED, exercise_of, normalise_student
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_PLAN = "5x90"
@@ -299,6 +299,24 @@ def shared_answers(course: Path) -> list[dict]:
     return rows
 
 
+def unsalted_students(course: Path) -> dict[str, list[str]]:
+    """{student: the numeric labels whose answer is not right for the course's variant but right for the
+    variant drawn without any salt}: a student whose folder was made without the course's salt (or with
+    another) works another variant, honestly, and is marked wrong; the round warns of them."""
+    verdicts = slip_lines(course)
+    found: dict[str, list[str]] = {}
+    for (_, student, label), answer in handed_in(course).items():
+        if not REGISTRY[label].asks_number or verdicts.get((student, label), ("missing",))[0] == "right":
+            continue
+        try:
+            value = float(answer)
+        except ValueError:
+            continue
+        if instructor.score(label, value, student, salt=UNSALTED).verdict == "right":
+            found.setdefault(student, []).append(label)
+    return found
+
+
 def report(course: Path, out: Path) -> tuple[int, int]:
     """grades.csv (student, label, points, max_points; points empty while an explanation awaits its
     hand grade), slips.csv (per numeric label: the verdicts and each slip code's count), shared.csv
@@ -399,6 +417,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"grade: {sum(map(len, found.values()))} submissions of {len(found)} assignments")
         if args.command in ("report", "run"):
             rows, students = report(args.course, args.out)
+            for student, labels in sorted(unsalted_students(args.course).items()):
+                print(f"grade: warning: {student}'s answers to {', '.join(sorted(labels))} are right for the variants "
+                      f"drawn without the course's salt: was their folder made without SALT (make student SALT=...)?",
+                      file=sys.stderr)
             print(f"grade: {rows} grades of {students} students in {args.out / 'grades.csv'}; slips in "
                   f"{args.out / 'slips.csv'}; answers handed in alike in {args.out / 'shared.csv'}; feedback in "
                   f"{args.out / 'feedback'}")

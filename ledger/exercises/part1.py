@@ -267,7 +267,8 @@ numeric("masks-more-gpus", lambda gpus=1024: _mask_ratio("hyena2", 8192, gpus=gp
         hint="which of the two times depends on the GPUs?")
 numeric("masks-more-gpus-step", lambda gpus=1024: step_row(variant="hyena2", seq_len=8192, gpus=gpus).all_digital_step_s,
         rel_tol=0.01, unit="s", variants=MORE_GPUS_ROWS,
-        hint="the step's FLOPs over the cluster's rate.")
+        hint="the chapter's all-digital step on 64 GPUs (the time model's, not the counted FLOPs over the "
+             "matrix rate), scaled by 64 over your GPUs: the work is split evenly.")
 
 # 07 Layer-major order
 def _shared_engine_rate(seq_len: int = 8192, gpus: int = 64) -> float:

@@ -277,14 +277,19 @@ def course_salt() -> str | None:
     return None if text is None else check_salt(text)
 
 
+UNSALTED = "-"
+"""The salt argument that asks for the draw without any salt, whatever the course's is (a salt is never
+'-' alone: `check_salt` refuses it), so the grading round can tell a folder made without the salt."""
+
+
 def check_salt(salt) -> str | None:
     """`salt` as the draw uses it (None: no salt); a LedgerError naming it unless it is a string of
     1-200 printable characters without ':' or surrounding spaces."""
     if salt is None:
         return None
-    if (not isinstance(salt, str) or not 1 <= len(salt) <= 200 or ":" in salt or salt != salt.strip()
+    if (not isinstance(salt, str) or salt == UNSALTED or not 1 <= len(salt) <= 200 or ":" in salt or salt != salt.strip()
             or not salt.isprintable()):
-        raise LedgerError(f"course salt {salt!r}: must be 1-200 printable characters, no ':' and no surrounding "
+        raise LedgerError(f"course salt {salt!r}: must be 1-200 printable characters, no ':', not '-' alone and no surrounding "
                           f"spaces (set by --salt, {SALT_ENV} or {SALT_FILE})")
     return salt
 
@@ -292,7 +297,7 @@ def check_salt(salt) -> str | None:
 def draw_index(label: str, student, salt=None) -> int:
     """The row k that `student` draws for `label`'s exercise, with `salt` (None: the course's,
     `course_salt()`); see the module's docstring."""
-    salt = check_salt(salt) if salt is not None else course_salt()
+    salt = None if salt == UNSALTED else check_salt(salt) if salt is not None else course_salt()
     key = f"{exercise_of(label)}:{normalise_student(student)}"
     digest = hashlib.sha256((key if salt is None else f"{salt}:{key}").encode()).digest()
     return int.from_bytes(digest, "big") % variant_count(label)
