@@ -43,6 +43,9 @@ from pathlib import Path
 
 import nbformat
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from slides import load_notes  # noqa: E402 (book/_tools is not a package)
+
 ROOT = Path(__file__).resolve().parents[2]
 
 READING_WPM = 238
@@ -301,17 +304,11 @@ def model_block(book: dict[str, Chapter]) -> str:
     return "\n".join(lines)
 
 
-NOTES = ROOT / "book" / "slide_notes"
-
-
 def deck_minutes(stem: str) -> int:
-    """Minutes of talk the chapter's speaker notes give its whole deck (book/slide_notes/<stem>.yml,
-    every slide, optional sections included): speaking time, beside the model's study time."""
-    import yaml
-
-    path = NOTES / f"{stem}.yml"
-    notes = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
-    return math.ceil(sum(entry["minutes"] for entry in (notes or {}).values()))
+    """Minutes of talk the chapter's speaker notes give its whole deck (book/slide_notes/<stem>.yml, read
+    as the slides build reads it; every slide, optional sections included): speaking time, beside the
+    model's study time."""
+    return math.ceil(sum(entry["minutes"] for entry in load_notes(stem).values()))
 
 
 def homework_minutes(session, book: dict[str, Chapter]) -> int:
