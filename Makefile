@@ -51,7 +51,9 @@ book: $(STAMP)
 ## Slides: one reveal.js slide set per chapter in _build/slides/ (and in _build/html/slides/, which the
 ## chapter pages link), from the executed chapters (EXECUTED, default the main build's
 ## _build/executed/notebooks, with every output and glue value; the book is built first when
-## missing). reveal.js and MathJax come from the pinned npm packages of package-lock.json.
+## missing). Each figure is drawn again for its slide first, from the figure the build kept
+## (book/_tools/figure_records.py, which also records the layouts the tests read); nothing is executed
+## again. reveal.js and MathJax come from the pinned npm packages of package-lock.json.
 EXECUTED ?= _build/executed/notebooks
 NPM_DIR := _build/npm
 NPM_STAMP := $(NPM_DIR)/node_modules/.package-lock.json
@@ -65,6 +67,7 @@ $(NPM_STAMP): package.json package-lock.json
 
 slides: $(STAMP) $(NPM_STAMP)
 	@test -f $(BOOK_STAMP) -a -d $(EXECUTED) || $(MAKE) book
+	$(PY) book/_tools/figure_records.py
 	$(PY) book/_tools/slides.py --executed $(EXECUTED) --node-modules $(NPM_DIR)/node_modules --out _build/slides --book-html _build/html
 
 ## The student edition in _build/student/: html/ (the book without solutions), student.pdf, and a
@@ -108,6 +111,7 @@ PHASE = $(PY) book/_tools/phase_times.py run $(PHASES)
 test: $(STAMP) $(LAB_STAMP) $(LAB_KERNEL) $(STUDENT_ENV_STAMP) $(GRADE_STAMP) print-tools
 	$(PY) book/_tools/phase_times.py start $(PHASES)
 	@$(PY) book/_tools/phase_times.py probe $(PHASES) --while $$PPID >/dev/null 2>&1 &
+	$(PHASE) serial -- $(PY) book/_tools/execute_chapters.py serial
 	$(PHASE) book -- $(MAKE) book
 	$(MAKE) $(NPM_STAMP)
 	$(PHASE) student-notebooks -- $(PY) book/_tools/student.py --executed $(EXECUTED) --out _build/student --notebooks-only \
@@ -184,9 +188,11 @@ pdf: $(STAMP) print-tools
 results: $(STAMP)
 	$(PY) -m ledger
 
-## How many full step ledgers per second the library evaluates (a figure, not a test).
+## How many full step ledgers per second the library evaluates, and how long a move of each live panel
+## takes to redraw its numbers and figure (figures, not tests).
 bench: $(STAMP)
 	$(PY) benchmarks/ledger_speed.py
+	$(PY) benchmarks/panels.py
 
 ## Time numpy's matmul and FFT at the ledger's shapes; achieved FLOP/s and time-weighted shares.
 measure: $(STAMP)

@@ -11,11 +11,10 @@ This module only draws; every count comes from the ledger.
 from __future__ import annotations
 
 import base64
-import io
 import math
 from typing import Any
 
-from . import figures
+from . import figures, live
 from .engine import MASK_OVERLAPS, MODULATORS
 from .errors import LedgerError
 from .figures import (
@@ -157,22 +156,9 @@ def time_html(row: StepRow) -> str:
             f"a link of {row.break_even_link_rate:.3g} bytes/s each way.</p>")
 
 
-def figure(row: StepRow | None = None, by_phase: dict | None = None, **params: Any):
-    """Two panels: FLOPs by class in each phase, and digital step time against mask rewrite times.
-
-    Pass the settings as keywords (default: the explorer's default state) or an already computed
-    row and by-phase table.
-    """
-    from matplotlib.figure import Figure
-
-    full = {**DEFAULTS, **params}
-    if row is None:
-        row = step_row(**full)
-    if by_phase is None:
-        by_phase = phase_flops(**full)
-
-    fig = Figure(figsize=(10, 3.6), layout="constrained")
-    ax, tax = fig.subplots(1, 2, width_ratios=[1.25, 1])
+def draw_figure(ax, tax, row: StepRow, by_phase: dict[str, dict[str, float]]) -> None:
+    """Draw the two panels into `ax` (FLOPs by class in each phase) and `tax` (digital step time against the
+    mask rewrite times), and the class legend under them on their figure."""
     phases = list(PHASES)[::-1]  # forward on top
     left = [0.0] * len(phases)
     for cls in CLASSES:
@@ -188,8 +174,8 @@ def figure(row: StepRow | None = None, by_phase: dict | None = None, **params: A
     ax.set_xlim(0, max(left) * 1.35 if max(left) > 0 else 1)
     ax.set_xlabel("PFLOPs per optimizer step")
     ax.set_title(f"{row.variant}, S = {row.seq_len:,}: FLOPs by class", fontsize=10)
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=4, fontsize=8,
-               frameon=False)
+    ax.figure.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=4, fontsize=8,
+                     frameon=False)
 
     names = [("digital_step_s", "digital step", CLASS_COLORS["digital"]),
              ("weight_mask_s", "weight-mask rewrite", CLASS_COLORS["weight_product"]),
@@ -208,6 +194,32 @@ def figure(row: StepRow | None = None, by_phase: dict | None = None, **params: A
     tax.set_yticks(range(len(names)), [label for _, label, _ in names])
     tax.set_xlabel("seconds per optimizer step (log scale)")
     tax.set_title("Digital step time and mask rewrites", fontsize=10)
+
+
+FIGSIZE = (10, 3.6)
+"""The explorer's figure, in inches: two panels side by side, the legend under them."""
+
+
+def figure_axes(fig):
+    """The explorer's two axes on `fig`, the FLOPs panel the wider."""
+    return fig.subplots(1, 2, width_ratios=[1.25, 1])
+
+
+def figure(row: StepRow | None = None, by_phase: dict | None = None, **params: Any):
+    """Two panels: FLOPs by class in each phase, and digital step time against mask rewrite times (`draw_figure`).
+
+    Pass the settings as keywords (default: the explorer's default state) or an already computed
+    row and by-phase table.
+    """
+    from matplotlib.figure import Figure
+
+    full = {**DEFAULTS, **params}
+    if row is None:
+        row = step_row(**full)
+    if by_phase is None:
+        by_phase = phase_flops(**full)
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
+    draw_figure(*figure_axes(fig), row, by_phase)
     return fig
 
 
@@ -244,53 +256,15 @@ def figure_image(row: StepRow | None = None, by_phase: dict | None = None, **par
     printed = figures.print_figure(fig)  # type legible on paper, as ledger.figures.show draws it
     png = base64.b64decode(printed["png"])
     metadata = {"alt": figures.check_alt(figure_alt(row, by_phase))}
-    if figures.slide_figures_wanted():  # the book's build only: the records ledger.figures.show keeps there
+    if figures.keep_figure(fig, printed["png"]):  # the book's build only, as ledger.figures.show keeps it
         metadata["min_type_pt"] = round(printed["min_type_pt"], 3)
-        metadata.update(figures.layout_records(fig))  # label overprints, legends over bars
-        metadata["slide"] = figures.slide_figure(fig, page_overlaps=len(metadata["overlaps"]))
     return Image(data=png, format="png", metadata=metadata)
 
 
-PANEL_DPI = 90
-"""The live panel's resolution (dots per inch of the 10 x 3.6 inch figure)."""
-
-
-def figure_png(fig) -> bytes:
-    """`fig` as PNG bytes at the live panel's resolution: the same bytes as `fig.savefig(format="png",
-    dpi=PANEL_DPI)`, drawn once instead of twice (savefig lays a constrained figure out in a draw of
-    its own before the draw it keeps): a fifth less time for the PNG of each slider move."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    buf = io.BytesIO()
-    fig.set_dpi(PANEL_DPI)
-    FigureCanvasAgg(fig).print_png(buf)
-    return buf.getvalue()
-
-
-# ---- The panel, and the layout of the chapters' sliders ----
+# ---- The panel ----
 
 EXPLORER_LABEL_WIDTH = "12rem"
 """Room for the explorer's longest label ("hybrid: attention share") in full."""
-CONTROL_MAX_WIDTH = "40rem"
-"""A chapter's slider fills its cell up to this width, so the track stays long enough to aim."""
-
-
-def fit_controls(panel):
-    """Lay out a chapter's ``ipywidgets.interactive`` panel for narrow windows; returns the panel.
-
-    Every control gets one shared label width, in `ch` (character widths) of its longest
-    description, so labels show in full and the tracks line up; each control fills the cell up to
-    CONTROL_MAX_WIDTH and shrinks with the window instead of being cut off.
-    """
-    controls = [c for c in panel.children if c is not panel.out]
-    longest = max((len(c.description) for c in controls), default=0)
-    for c in controls:
-        c.style.description_width = f"{longest + 2}ch"
-        c.layout.width = "auto"  # stretch to the cell's width (less the margins) ...
-        c.layout.max_width = CONTROL_MAX_WIDTH  # ... up to this
-    return panel
-
-
 SLIDER_RANGES = {"pixels": (10.0, 3, 9), "values_per_pixel": (2.0, -5, 3), "frame_rate": (10.0, 0, 6),
                  "gpu_flops": (10.0, 12, 16)}
 """(base, lowest exponent, highest exponent) of each log slider of the panel."""
@@ -318,8 +292,9 @@ def explorer(**overrides: Any):
     """Build the live panel: one control per setting, the numbers of METRICS and both bar charts.
 
     Keyword arguments override the starting state (e.g. ``explorer(variant="hyena2")``).
-    Returns the panel widget; it has ``controls`` (name -> widget), ``refresh()``, ``row`` (the last
-    valid StepRow), ``params`` and ``error`` (the last refusal message, "" if none).
+    Returns the panel widget; it has ``controls`` (name -> widget), ``refresh()`` (draw now: in a kernel a move's
+    draw follows the messages waiting, `ledger.live.Redraw`), ``row`` (the last valid StepRow), ``params``,
+    ``error`` (the last refusal message, "" if none) and ``fig``.
     """
     import ipywidgets as w
 
@@ -332,11 +307,11 @@ def explorer(**overrides: Any):
         if value not in options:
             options = sorted(set(options) | {value})
         return w.SelectionSlider(options=[(fmt.format(o), o) for o in options], value=value,
-                                 description=desc, continuous_update=False, style=style, layout=layout)
+                                 description=desc, style=style, layout=layout)
 
     def logf(value, lo, hi, desc, base=10.0, step=0.05):
         return w.FloatLogSlider(value=value, base=base, min=lo, max=hi, step=step, description=desc,
-                                continuous_update=False, style=style, layout=layout, readout_format=".3g")
+                                style=style, layout=layout, readout_format=".3g")
 
     controls = {
         "variant": w.Dropdown(options=list(VARIANTS), value=start["variant"], description="variant",
@@ -346,7 +321,7 @@ def explorer(**overrides: Any):
         "block": sel(_powers(1, 11), start["block"], "circulant block b"),
         "hybrid_attention_fraction": w.FloatSlider(
             value=start["hybrid_attention_fraction"], min=0.0, max=1.0, step=1 / 32,
-            description="hybrid: attention share", continuous_update=False, style=style, layout=layout),
+            description="hybrid: attention share", style=style, layout=layout),
         "modulator": w.Dropdown(options=list(MODULATORS), value=start["modulator"], description="modulator mode",
                                 style=style, layout=layout),
         "pixels": logf(start["pixels"], *SLIDER_RANGES["pixels"][1:], "mask pixels"),
@@ -371,10 +346,10 @@ def explorer(**overrides: Any):
     box = w.VBox([panel, image], layout=w.Layout(width="100%"))
     box.controls, box.numbers, box.image = controls, numbers, image
     box.row, box.params, box.error = None, dict(start), ""
+    fig = box.fig = live.live_figure(FIGSIZE)
+    axes = figure_axes(fig)
 
-    def refresh(*_):
-        if getattr(box, "_syncing", False):
-            return
+    def draw():
         params = {name: c.value for name, c in controls.items()}
         try:
             row = step_row(**params)
@@ -383,10 +358,20 @@ def explorer(**overrides: Any):
             box.error = str(err)
             numbers.value = metrics_html(box.row, box.params, box.error)
             return
+        first = box.row is None
         box.row, box.params, box.error = row, params, ""
         numbers.value = metrics_html(row, params)
-        fig = figure(row, by_phase, **params)
-        image.value = figure_png(fig)
+        if not first:
+            live.clear_figure(fig)
+        draw_figure(*axes, row, by_phase)
+        image.value = live.panel_png(fig)
+        live.freeze_layout(fig)  # placed once, at the first drawing
+
+    redraw = box.redraw = live.Redraw(draw)
+
+    def refresh(*_):
+        if not getattr(box, "_syncing", False):
+            redraw.request()
 
     def new_mode(change):
         """A new modulator mode brings its own frame rate and values per pixel (as make_settings does)."""
@@ -402,6 +387,6 @@ def explorer(**overrides: Any):
 
     for name, c in controls.items():
         c.observe(new_mode if name == "modulator" else refresh, names="value")
-    box.refresh = refresh
-    refresh()
+    box.refresh = redraw.now  # at once: a cell that sets a control and reads the panel calls it
+    redraw.now()  # the first drawing, so that the cell's output holds it
     return box

@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import base64
 import functools
+import hashlib
 import html
 import io
 import os
+import pickle
 import re
 import warnings
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from .errors import LedgerError
@@ -244,26 +247,31 @@ def layout_records(fig) -> dict[str, Any]:
             "legend_over_bars": [list(pair) for pair in legend_over_bars(fig)]}
 
 
+def _plain_log_label(value, _position=None) -> str:
+    """A log axis's major label: the plain number (0.5, 2, 10, 200)."""
+    return f"{value:g}"
+
+
+def _minor_log_label(axis, value, _position=None) -> str:
+    """A log axis's minor label: the number at 2 and 5 of each decade while the view spans at most two
+    decades, nothing otherwise. Module-level (with functools.partial), so a figure pickles (`keep_figure`)."""
+    import math
+
+    low, high = sorted(axis.get_view_interval())
+    if low <= 0 or math.log10(high / low) > 2:
+        return ""
+    leading = round(value / 10 ** math.floor(math.log10(value) + 1e-9))
+    return f"{value:g}" if leading in (2, 5) else ""
+
+
 def log_axis_labels(axis) -> None:
     """Label a log-scale `axis` (ax.xaxis or ax.yaxis) with plain numbers (0.5, 2, 10, 200; no 2x10^0)
     and few minor labels: at 2 and 5 of each decade when the view spans at most two decades, none
     beyond, so that the labels stay apart when a slide raises the type (chapter 16's rates)."""
-    import math
-
     from matplotlib.ticker import FuncFormatter
 
-    def plain(value, _position=None) -> str:
-        return f"{value:g}"
-
-    def minor(value, _position=None) -> str:
-        low, high = sorted(axis.get_view_interval())
-        if low <= 0 or math.log10(high / low) > 2:
-            return ""
-        leading = round(value / 10 ** math.floor(math.log10(value) + 1e-9))
-        return f"{value:g}" if leading in (2, 5) else ""
-
-    axis.set_major_formatter(FuncFormatter(plain))
-    axis.set_minor_formatter(FuncFormatter(minor))
+    axis.set_major_formatter(FuncFormatter(_plain_log_label))
+    axis.set_minor_formatter(FuncFormatter(functools.partial(_minor_log_label, axis)))
 
 
 def _text_corners(text, box, dpi: float) -> list[tuple[float, float]]:
@@ -446,27 +454,53 @@ def print_figure(fig, page_overlaps: int | None = None) -> dict[str, Any]:
     return {"png": drawn["png"], "min_type_pt": drawn["min_font_px"] / FIGURE_DPI * 72}
 
 
-SLIDE_FIGURES_ENV = "TX_SLIDE_FIGURES"
-"""Set to 1 by the book's executor (book/_tools/execute_chapters.py) for its kernels: only the build,
-whose executed chapters `make slides` and the tests read, draws each figure again for a slide and
-records its layout (layout_records: labels over each other, legends over bars). A reader's kernel
-(JupyterLab, a student's notebook, nbval) draws the page's figure only: a slider's redraw costs one
-drawing, not two to four, and no layout pass for records nobody reads."""
+FIGURE_STORE_ENV = "TX_FIGURE_STORE"
+"""A directory, set by the book's executor for its kernels only (book/_tools/execute_chapters.py): each
+figure shown there is also kept in it, pickled as drawn for the page (`keep_figure`), and `make slides`
+(book/_tools/figure_records.py) draws it again for a slide and records its layout (`figure_records`)
+without executing the chapter again. A reader's kernel, and the build's own, draw each figure once."""
 
 
-def slide_figures_wanted() -> bool:
-    """Whether this process is the build's (SLIDE_FIGURES_ENV is 1): figures are drawn again for a
-    slide, and each figure's output records its layout."""
-    return os.environ.get(SLIDE_FIGURES_ENV) == "1"
+def figure_key(png_b64: str) -> str:
+    """The name a figure is kept under: the first 20 hex digits of the SHA-256 of its page PNG (the base64
+    text its output holds), so the executed chapter's output finds its kept figure."""
+    return hashlib.sha256(png_b64.encode("ascii")).hexdigest()[:20]
+
+
+def keep_figure(fig, png_b64: str) -> bool:
+    """In the build (FIGURE_STORE_ENV set), pickle `fig` as drawn for the page into the store, under
+    `figure_key`; True if kept. A figure holding what pickle refuses (a lambda as a tick formatter) is
+    refused with the reason: `make slides` could not draw it."""
+    store = os.environ.get(FIGURE_STORE_ENV)
+    if not store:
+        return False
+    path = Path(store) / f"{figure_key(png_b64)}.pickle"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        kept = pickle.dumps(fig, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError) as err:
+        raise LedgerError(f"this figure cannot be kept for the slides ({err}): give it module-level functions "
+                          "(functools.partial for their arguments), not lambdas or nested functions") from None
+    partial = path.with_name(f"{path.name}.{os.getpid()}.part")
+    partial.write_bytes(kept)
+    partial.replace(path)  # whole or absent: two chapters may keep the same figure at once
+    return True
+
+
+def figure_records(fig) -> dict[str, Any]:
+    """What `make slides` and the tests read of a figure drawn for the page: its `layout_records` and, under
+    "slide", the figure drawn again for a slide (`slide_figure`). Changes `fig`."""
+    records = layout_records(fig)
+    records["slide"] = slide_figure(fig, page_overlaps=len(records["overlaps"]))
+    return records
 
 
 def show(fig, alt: str) -> None:
     """Display `fig` with its alt text (what a screen reader says, what the page shows if the image fails), then close it.
 
     Use it instead of plt.show(); closing the figure stops Jupyter from drawing it a second time. Type
-    that would print below PRINT_MIN_PT is raised first (`print_figure`). In the book's build (`slide_figures_wanted`), the output's metadata also carries the figure's layout
-    records (`layout_records`, which the tests read), its smallest type ("min_type_pt") and the figure drawn again for a slide
-    (`slide_figure`), which `make slides` shows in place of the page's figure.
+    that would print below PRINT_MIN_PT is raised first (`print_figure`). In the book's build the figure is
+    also kept for the slides (`keep_figure`) and the output's metadata carries its smallest type ("min_type_pt").
     """
     import matplotlib.pyplot as plt
     from IPython.display import display
@@ -474,10 +508,8 @@ def show(fig, alt: str) -> None:
     printed = print_figure(fig)  # type legible on paper (PRINT_MIN_PT at PRINT_WIDTH_IN)
     alt = check_alt(alt)
     data, metadata = {"image/png": printed["png"], "text/plain": alt}, {"image/png": {"alt": alt}}
-    if slide_figures_wanted():
+    if keep_figure(fig, printed["png"]):
         metadata["image/png"]["min_type_pt"] = round(printed["min_type_pt"], 3)
-        metadata["image/png"].update(layout_records(fig))
-        metadata["image/png"]["slide"] = slide_figure(fig, page_overlaps=len(metadata["image/png"]["overlaps"]))
     display(data, metadata=metadata, raw=True)
     plt.close(fig)
 
@@ -554,9 +586,14 @@ def parse_pipe_table(text: str) -> tuple[list[str], list[list[str]], str]:
     return header, [[c.strip() for c in row] for row in body], align
 
 
+def pipe_table(text: str, caption: str | None = None):
+    """A Markdown pipe table (the alignment of its rule kept) as the book's HTML table, an IPython HTML object."""
+    header, body, align = parse_pipe_table(text)
+    return html_table(header, body, align, caption)
+
+
 def show_table(text: str, caption: str | None = None) -> None:
     """Display a Markdown pipe table (the alignment of its rule kept) as the book's HTML table."""
     from IPython.display import display
 
-    header, body, align = parse_pipe_table(text)
-    display(html_table(header, body, align, caption))
+    display(pipe_table(text, caption))

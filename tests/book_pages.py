@@ -55,9 +55,13 @@ def words(element) -> str:
 
 
 def figure_records() -> list[tuple[str, str, dict]]:
-    """(chapter, cell id, the page figure's image/png metadata) for every figure the build drew with
-    ledger.figures.show: those whose output records its layout ("overlaps"), in the executed chapters."""
+    """(chapter, cell id, the figure's records) for every figure the build kept for the slides
+    (ledger.figures.keep_figure: its output's metadata has "min_type_pt"), in the executed chapters: the
+    output's image/png metadata with the layout records and "slide" drawing `make slides` wrote for it
+    (book/_tools/figure_records.py)."""
     import json
+
+    from figure_records import records_for
 
     folder = EXECUTED / "notebooks"
     if not folder.is_dir():
@@ -67,8 +71,10 @@ def figure_records() -> list[tuple[str, str, dict]]:
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
             for output in cell.get("outputs", []):
                 meta = output.get("metadata", {}).get("image/png", {})
-                if "overlaps" in meta:
-                    found.append((path.stem, cell.get("id"), meta))
+                if "min_type_pt" in meta:
+                    # a glued figure's output holds it under myst-nb's prefixed type
+                    png = next(v for k, v in output["data"].items() if k.endswith("image/png"))
+                    found.append((path.stem, cell.get("id"), {**meta, **records_for("".join(png))}))
     return found
 
 

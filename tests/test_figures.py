@@ -270,9 +270,12 @@ def test_slide_figure_raises_a_log_axis_exponents_to_the_slide():
     plt.close(fig)
 
 
-def test_only_the_build_draws_figures_again_for_slides(monkeypatch):
-    """show() adds the slide drawing and the layout records when the executor asks for them
-    (TX_SLIDE_FIGURES=1) and not in a reader's kernel, where a slider's redraw then costs one drawing."""
+def test_only_the_build_keeps_figures_for_the_slides(monkeypatch, tmp_path):
+    """show() keeps the figure, pickled, when the executor names a store (TX_FIGURE_STORE) and not in a reader's
+    kernel, where a slider's redraw then costs one drawing; the kept figure, unpickled, gives the records and the
+    slide drawing `make slides` reads (figure_records), the same as the figure drawn in the kernel."""
+    import pickle
+
     import matplotlib
     matplotlib.use("Agg")
     import IPython.display
@@ -280,20 +283,52 @@ def test_only_the_build_draws_figures_again_for_slides(monkeypatch):
 
     from ledger import figures
 
-    shown = []
-    monkeypatch.setattr(IPython.display, "display", lambda data, metadata=None, raw=False: shown.append(metadata))
-    for wanted in ("1", None):
-        if wanted:
-            monkeypatch.setenv(figures.SLIDE_FIGURES_ENV, wanted)
-        else:
-            monkeypatch.delenv(figures.SLIDE_FIGURES_ENV, raising=False)
+    def drawn():
         fig, ax = plt.subplots()
-        ax.plot([0, 1], [0, 1], label="a line")
+        ax.plot([0.1, 10], [1, 2], label="a line")
+        ax.set_xscale("log")
+        figures.log_axis_labels(ax.xaxis)  # its formatters pickle (module-level functions)
         ax.set_xlabel("tokens per step")
-        figures.show(fig, alt="A line rising from the origin, tokens per step against itself.")
-    with_slide, without = shown[-2]["image/png"], shown[-1]["image/png"]
-    assert "slide" in with_slide and with_slide["slide"]["png"] and "overlaps" in with_slide
-    assert with_slide["overlaps"] == [] and with_slide["legends"] == 0 and with_slide["legend_over_bars"] == []
-    assert "slide" not in without and "overlaps" not in without and "legends" not in without
-    assert without["alt"] == with_slide["alt"]
+        return fig
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda data, metadata=None, raw=False: shown.append((data, metadata)))
+    store = tmp_path / "kept"
+    for wanted in (True, False):
+        if wanted:
+            monkeypatch.setenv(figures.FIGURE_STORE_ENV, str(store))
+        else:
+            monkeypatch.delenv(figures.FIGURE_STORE_ENV, raising=False)
+        figures.show(drawn(), alt="A line rising from the origin, tokens per step against itself.")
+    (kept_data, kept_meta), (plain_data, plain_meta) = shown[-2], shown[-1]
+    assert "min_type_pt" in kept_meta["image/png"] and "min_type_pt" not in plain_meta["image/png"]
+    assert kept_data["image/png"] == plain_data["image/png"]  # the page's figure is the same either way
+    paths = list(store.glob("*.pickle"))
+    assert [p.stem for p in paths] == [figures.figure_key(kept_data["image/png"])]
+    kept = pickle.loads(paths[0].read_bytes())
+    records = figures.figure_records(kept)
+    assert records["overlaps"] == [] and records["legends"] == 0 and records["legend_over_bars"] == []
+    in_kernel = drawn()
+    figures.print_figure(in_kernel)
+    assert figures.figure_records(in_kernel) == records  # the slide's pixels too: the pickle lost nothing
+    plt.close(kept)
+    plt.close(in_kernel)
+
+
+def test_a_figure_that_cannot_be_kept_is_refused_with_the_reason(monkeypatch, tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+
+    from ledger import figures
+    from ledger.errors import LedgerError
+
+    monkeypatch.setenv(figures.FIGURE_STORE_ENV, str(tmp_path))
+    fig, ax = plt.subplots()
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    with pytest.raises(LedgerError, match="cannot be kept for the slides"):
+        figures.keep_figure(fig, "AAAA")
+    plt.close(fig)
+
 

@@ -22,6 +22,19 @@ def test_summary_gives_each_phase_the_side_by_side_group_the_total_and_the_ratio
                     " | pytest 150.0 s (failed) | total 232.0 s | ratio to book 4.64x")
 
 
+def test_summary_gives_the_book_and_the_run_over_the_serial_execution_measured_in_it():
+    """The serial phase executes the chapters one after another (62.5 s of execution in a 70 s phase): the book
+    over that sum, and the whole run less the serial phase (a measurement, not a check) over it."""
+    t0 = 1000.0
+    record = {"start": t0, "phases": [
+        {"name": "serial", "start": t0, "end": t0 + 70, "exit": 0},
+        {"name": "book", "start": t0 + 70, "end": t0 + 115, "exit": 0},
+        {"name": "pytest", "start": t0 + 115, "end": t0 + 370, "exit": 0}]}
+    line = phase_times.summary(record, now=t0 + 370, serial_s=62.5)
+    assert line.endswith("| total 370.0 s | ratio to book 8.22x | the chapters' serial execution 62.5 s: "
+                         "book 0.72x, make test less the serial phase 4.80x")
+
+
 def test_summary_gives_the_hosts_speed_in_the_book_phase_and_after_it():
     """The probe's median loop time in the book phase and after it, their ratio, and the ratio the
     total would have at the book phase's core speed: here the loop takes 1.26x as long after the book, so

@@ -547,7 +547,7 @@ def test_no_figure_prints_labels_over_each_other():
     records = figure_records()
     assert len(records) >= 20, f"only {len(records)} figures carry the overlap check: are they drawn with show()?"
     without_slide = [stem for stem, _, meta in records if "slide" not in meta]
-    assert not without_slide, f"figures the build did not draw for a slide (TX_SLIDE_FIGURES): {without_slide}"
+    assert not without_slide, f"figures the build kept without a slide drawing (figure_records.py): {without_slide}"
     overprinted = [f"{stem} cell {cell} ({where}): {a!r} over {b!r}" for stem, cell, meta in records
                    for where, pairs in (("page", meta["overlaps"]), ("slide", meta["slide"]["overlaps"]))
                    for a, b in pairs]

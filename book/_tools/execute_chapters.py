@@ -14,6 +14,8 @@ Commands (run from anywhere; paths are the repository's):
   python book/_tools/execute_chapters.py book          wipe, execute, then `jupyter-book build` reading
                                                          the cache; prints the timings (--serial-baseline:
                                                          first execute the chapters one after another)
+  python book/_tools/execute_chapters.py serial        execute the chapters one after another as a reader's
+                                                         kernel runs them; their sum into _build/serial-baseline.json
   python book/_tools/execute_chapters.py stress -n 5   execute every chapter 5 times, report the slowest
                                                          execution and the stalls and retries
   python book/_tools/execute_chapters.py one SRC OUT   execute one notebook in this process (a worker)
@@ -38,11 +40,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ledger.figures import FIGURE_STORE_ENV
+
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "_build"
 EXECUTED = BUILD / "executed"  # <docname>.ipynb, executed, for any target that renders the chapters
 CACHE = BUILD / ".jupyter_cache"  # the same notebooks in the jupyter-cache myst-nb reads (_config.yml)
 TIMINGS = BUILD / "execution-times.json"  # the last run's times: longest chapters start first
+KEPT_FIGURES = BUILD / "figures" / "kept"  # each figure the build's kernels showed, pickled (ledger.figures.keep_figure)
+SERIAL = BUILD / "serial-baseline.json"  # `--serial-baseline`'s sum, which `make test`'s summary divides by
 
 KERNEL_START_S = 30  # a kernel starts in about a second; 30 s allows a loaded machine
 CELL_TIMEOUT_S = 30  # the slowest cell takes a few seconds
@@ -352,9 +358,11 @@ def write_cache(outcomes: list[Outcome], executed_dir: Path) -> None:
 
 
 def command_execute(workers: int, **bounds) -> int:
-    """Execute every chapter once, from scratch, into EXECUTED and CACHE; 1 if any failed."""
-    shutil.rmtree(EXECUTED, ignore_errors=True)
-    shutil.rmtree(CACHE, ignore_errors=True)
+    """Execute every chapter once, from scratch, into EXECUTED and CACHE, keeping each figure in KEPT_FIGURES
+    for `make slides` (its kernels inherit ledger.figures.FIGURE_STORE_ENV); 1 if any failed."""
+    for stale in (EXECUTED, CACHE, KEPT_FIGURES):
+        shutil.rmtree(stale, ignore_errors=True)
+    os.environ[FIGURE_STORE_ENV] = str(KEPT_FIGURES)
     with tempfile.TemporaryDirectory(dir=BUILD) as tmp:
         outcomes, wall = execute_all(chapters(), Path(tmp), workers, **bounds)
         print(summarise(outcomes, wall, workers), flush=True)
@@ -369,12 +377,18 @@ def command_execute(workers: int, **bounds) -> int:
 
 
 def serial_baseline(**bounds) -> float:
-    """The sum of the chapters' execution times, executed one after another (nothing is kept)."""
+    """The sum of the chapters' execution times, executed one after another as a reader's kernel runs them
+    (no figure kept), written to SERIAL; nothing else is kept."""
     BUILD.mkdir(exist_ok=True)
+    os.environ.pop(FIGURE_STORE_ENV, None)
     with tempfile.TemporaryDirectory(dir=BUILD) as tmp:
         outcomes, wall = execute_all(chapters(), Path(tmp), workers=1, **bounds)
     print("serial baseline: " + summarise(outcomes, wall, 1), flush=True)
-    return sum(o.seconds for o in outcomes)
+    if not all(o.ok for o in outcomes):
+        raise SystemExit("serial baseline: a chapter failed to execute (above)")
+    serial = sum(o.seconds for o in outcomes)
+    SERIAL.write_text(json.dumps({"seconds": round(serial, 2), "wall": round(wall, 2)}))
+    return serial
 
 
 def command_book(workers: int, baseline: bool = False, **bounds) -> int:
@@ -452,7 +466,7 @@ def positive_seconds(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     """The command line; the bounds default to the build's (KERNEL_START_S, CELL_TIMEOUT_S, ...)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["execute", "book", "stress", "one"])
+    parser.add_argument("command", choices=["execute", "book", "serial", "stress", "one"])
     parser.add_argument("paths", nargs="*", type=Path, help="for `one`: the notebook and where to write it")
     parser.add_argument("-n", "--repeat", type=int, default=5, help="stress: executions of every chapter")
     parser.add_argument("--workers", type=int, default=WORKERS)
@@ -477,10 +491,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    # The build's kernels (started from here, so they inherit it) also draw each figure for a slide,
-    # which `make slides` reads from the executed chapters (ledger.figures.slide_figures_wanted).
-    from ledger.figures import SLIDE_FIGURES_ENV
-    os.environ[SLIDE_FIGURES_ENV] = "1"
     for name, value in (("--repeat", args.repeat), ("--workers", args.workers)):
         if value < 1:
             parser.error(f"{name} must be a whole number of at least 1, got {value}")
@@ -499,6 +509,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "execute":
         BUILD.mkdir(exist_ok=True)
         return command_execute(args.workers, **bounds)
+    if args.command == "serial":
+        serial_baseline(**bounds)
+        return 0
     if args.command == "book":
         return command_book(args.workers, args.serial_baseline, **bounds)
     return command_stress(args.repeat, args.workers, **bounds)

@@ -50,6 +50,7 @@ from pathlib import Path
 import nbformat
 import slide_text
 from executed import StaleBuild, chapter_stems, read_executed
+from figure_records import RecordsMissing, records_for
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from myst_nb.core.variables import format_plain_text
@@ -119,8 +120,8 @@ def _output_html(output) -> str | None:
     if "image/png" in data:
         png = data["image/png"]
         png = png if isinstance(png, str) else "".join(png)
-        slide = metadata.get("image/png", {}).get("slide")
-        if slide:  # drawn again for a slide by ledger.figures.show: larger type at the slide's size
+        if "min_type_pt" in metadata.get("image/png", {}):  # kept by the build (ledger.figures.keep_figure): its
+            slide = records_for(png)["slide"]  # drawing for a slide (figure_records.py), larger type at its size
             return (f'<img class="figure" alt="{alt("image/png")}" data-min-font-px="{slide["min_font_px"]:.1f}" '
                     f'src="data:image/png;base64,{slide["png"].strip()}">')
         return f'<img class="figure" alt="{alt("image/png")}" src="data:image/png;base64,{png.strip()}">'
@@ -941,7 +942,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise SlideError(f"--book-html {args.book_html} holds no built book (index.html)")
             build(args.executed, args.node_modules, args.book_html / "slides", book_prefix="../")
             places.append(str(args.book_html / "slides"))
-    except (SlideError, StaleBuild) as error:
+    except (SlideError, StaleBuild, RecordsMissing) as error:
         print(f"slides: {error}", file=sys.stderr)
         return 2
     print(f"slides: {len(written)} chapters written to {' and '.join(places)} in "
