@@ -343,12 +343,12 @@ def test_the_paper_slips_command_writes_each_students_parameters_for_the_in_clas
         assert all(_describe({k: v}) in row["parameters"] for k, v in shown.items() if k in REGISTRY[row["label"]].variants)
 
 
-WIDGET_CALL = re.compile(r"(?<![\w.])(?:[\w.]+\.)?(?:interactive|explorer|interact)\(")
+WIDGET_CALL = re.compile(r"(?<![\w.])(?:[\w.]+\.)?(?:live_panel|interactive|explorer|interact)\(")
 
 
 def test_the_landing_pages_sliders_sentence_names_exactly_the_chapters_without_a_widget():
     """book/intro.md: "every chapter but <the chapters named> has sliders"; the chapters with a widget
-    cell (an `interactive(`, `explorer(` or `interact(` call) are all the others."""
+    cell (a `live_panel(`, `interactive(`, `explorer(` or `interact(` call) are all the others."""
     intro = " ".join((ROOT / "book" / "intro.md").read_text(encoding="utf-8").split())
     sentence = re.search(r"every chapter but (.*?) has sliders", intro)
     assert sentence, "the landing page's sentence on sliders is not found"
