@@ -284,6 +284,8 @@ PRINTED_ELSEWHERE = {
     # (2.08 s, the figure masks-more-gpus starts from) and chapter 08 repeats it; the exercise is graded on
     # its variants, none of which is printed.
     ("explorer-long-hyena", "2.08"): "the book's own row, printed in chapters 06 and 08; graded work uses variants",
+    ("layer-major-fp32-boundary", "103"): "the course guide's study-time table, 103 optional minutes in all; "
+                                          "it gives no step count or boundary",
 }
 
 
