@@ -363,9 +363,9 @@ def explorer(**overrides: Any):
         numbers.value = metrics_html(row, params)
         if not first:
             live.clear_figure(fig)
-        draw_figure(*axes, row, by_phase)
-        image.value = live.panel_png(fig)
-        live.freeze_layout(fig)  # placed once, at the first drawing
+        with live.quick_rectangle_limits(fig):
+            draw_figure(*axes, row, by_phase)
+        image.value = live.draw_panel(fig)  # laid out at the first drawing, and again if a move outgrows it
 
     redraw = box.redraw = live.Redraw(draw)
 

@@ -9,25 +9,31 @@
     live_panel(update, figsize=(8, 4), seq_len=widgets.SelectionSlider(options=[2048, 4096], value=4096))
 
 Why not ``ipywidgets.interactive`` with ``plt.show()``: each move there builds a new figure, solves its
-constrained layout, draws it twice (once for the tight bounding box) and writes an optimised PNG, about
-330 ms a move on a 2-core machine, three frames a second. A live panel makes its figure and axes once,
-lets the layout engine place them at the first drawing only, and then on each move clears the axes'
-contents and draws them again into the same places, once, at PANEL_DPI; a text that did not change
-keeps its glyphs from the draw before (`_TextCache`) and the PNG is written at zlib level 1, unoptimised.
-Moves that arrive while a draw runs are coalesced (`Redraw`): the next draw shows the latest values, not a
-queue. The page's figures (ledger.figures.show) are not drawn this way; they stay as the book prints them.
+constrained layout, draws it twice (once for the tight bounding box) and writes a PNG, about 330 ms a move
+on a 2-core machine, three frames a second. A live panel makes its figure and axes once, lets the layout
+engine place them at the first drawing, and then on each move clears the axes' contents and draws them again
+into the same places, once, at PANEL_DPI (`draw_panel`). A text that did not change keeps its glyphs from the
+draw before (`_TextCache`); a bar finds its data limits the short way (`quick_rectangle_limits`); axes that a
+panel `keep`s are not cleared at all, their bars restacked in place (`set_bars`); the PNG's rows are written
+unfiltered at zlib level 1 (`png_bytes`). When a move's texts outgrow the places (a tick label widened past
+the figure's edge, a label pushed into the next axes: `outgrown`), the layout is solved again for that move
+(`relayout`), so no label is cut off. Moves that arrive while a draw runs are coalesced (`Redraw`): the next
+draw shows the latest values, not a queue. `make bench` (benchmarks/panels.py) times every control of every
+panel. The page's figures (ledger.figures.show) are not drawn this way; they stay as the book prints them.
 ipywidgets and matplotlib are imported inside the functions that need them, so `import ledger` never
 pulls them in.
 """
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import html
-import io
+import struct
 import time
 import traceback
 import weakref
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -41,8 +47,9 @@ PANEL_MAX_WIDTH_PX = 900
 width, the pixels a notebook cell shows it in anyway (the image fits the cell's width), not 1,440 scaled down."""
 
 PNG_COMPRESS_LEVEL = 1
-"""zlib level of a panel's PNG: a few milliseconds for a 900 x 700 figure, where matplotlib's default (6)
-takes 40 to 50 and `optimize` longer; the bytes travel to the browser on the same machine or network."""
+"""zlib level of a panel's PNG (`png_bytes`): about 6.5 ms for chapter 05's 900 x 684 panel and 86 kB, where
+Pillow takes 13 ms at this level (it tries five filters on every row) and 18 ms at its default (6) for 78 kB;
+the bytes travel to the browser on the same machine or network."""
 
 CONTROL_MAX_WIDTH = "40rem"
 """A chapter's slider fills its cell up to this width, so the track stays long enough to aim."""
@@ -97,6 +104,9 @@ def _canvas_class():
             super().__init__(width, height, dpi)
             self.kept: dict[tuple, list] = {}
             self.heights: dict[tuple, tuple] = {}
+            self.extents: dict[tuple, tuple] = {}
+            self.texts: list[tuple] = []  # (axes or None, (x0, y0, x1, y1) in pixels) of each text this draw
+            self.axes = None  # the axes being drawn (None: the figure's own artists)
 
         def _get_font_height_metrics(self, prop):
             """A font's (ascent, descent, line gap) in pixels, which Text._get_layout asks of a renderer that has
@@ -124,6 +134,7 @@ def _canvas_class():
         def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
             features = (mtext.get_fontfeatures(), mtext.get_language()) if mtext is not None else None
             key = (s, x, y, angle, ismath, hash(prop), gc.get_antialiased(), features)
+            self._note_extent(key, mtext)
             images = self.kept.get(key)
             if images is not None:
                 for image, gx, gy, gangle in images:
@@ -140,7 +151,25 @@ def _canvas_class():
                     self.kept.clear()
                 self.kept[key] = recorder.images
 
+        def _note_extent(self, key, mtext) -> None:
+            """Note where a text drawn now reaches (its window extent, laid out once per text and place), for
+            `outgrown`; a text clipped to a box is left out (it cannot reach past it)."""
+            if mtext is None or mtext.get_clip_on() and (mtext.get_clip_box() or mtext.get_clip_path()):
+                return
+            extent = self.extents.get(key)
+            if extent is None:
+                if len(self.extents) >= TEXT_CACHE_SIZE:
+                    self.extents.clear()
+                extent = self.extents[key] = tuple(mtext.get_window_extent(self).extents)
+            self.texts.append((self.axes, extent))
+
     class LiveCanvas(FigureCanvasAgg):
+        """The Agg canvas of a live figure: its renderer keeps texts (`_TextCache`) and notes, for each text
+        drawn, the axes it belongs to and where it reaches; `layouts` counts the layouts solved (`draw_panel`)."""
+
+        layouts = 0
+        allowed = None  # what the last layout left (`outgrown`)
+
         def get_renderer(self):
             w, h = self.get_width_height(physical=True)
             key = w, h, self.figure.dpi
@@ -149,7 +178,28 @@ def _canvas_class():
                 self._lastKey = key
             return self.renderer
 
+        def draw(self):
+            renderer = self.get_renderer()
+            renderer.texts = []
+            axes = list(self.figure.axes)
+            for ax in axes:  # the instance's attribute, over the method: the texts drawn know their axes
+                ax.draw = functools.partial(_draw_noting_axes, ax, renderer)
+            try:
+                super().draw()
+            finally:
+                for ax in axes:
+                    del ax.draw
+
     return LiveCanvas
+
+
+def _draw_noting_axes(ax, renderer, *args, **kwargs):
+    """Draw `ax` with the renderer told that the texts drawn meanwhile are its own."""
+    renderer.axes = ax
+    try:
+        return type(ax).draw(ax, *args, **kwargs)
+    finally:
+        renderer.axes = None
 
 
 def live_figure(figsize: tuple[float, float], dpi: float = PANEL_DPI):
@@ -167,16 +217,144 @@ def freeze_layout(fig) -> None:
     fig.set_layout_engine("none")
 
 
+def png_bytes(rgba) -> bytes:
+    """An RGBA image (a height x width x 4 uint8 array) as an RGB PNG: every row unfiltered (filter type 0) and
+    the rows deflated at PNG_COMPRESS_LEVEL in one zlib stream. Pillow's encoder chooses a filter for each row
+    by trying all five, half of its 13 ms on a 900 x 684 panel; a plot's flat colours compress well without."""
+    import numpy as np
+
+    height, width = rgba.shape[:2]
+    rows = np.empty((height, 1 + 3 * width), dtype=np.uint8)
+    rows[:, 0] = 0  # each row's filter type: none
+    rows[:, 1:].reshape(height, width, 3)[...] = rgba[:, :, :3]
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8 bits a channel, RGB, no interlace
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(rows, PNG_COMPRESS_LEVEL)) + chunk(b"IEND", b""))
+
+
 def panel_png(fig) -> bytes:
-    """`fig` drawn once on its canvas, as PNG bytes at the figure's own resolution (PNG_COMPRESS_LEVEL)."""
-    from PIL import Image
+    """`fig` drawn once on its canvas, as PNG bytes at the figure's own resolution (`png_bytes`)."""
+    import numpy as np
 
     canvas = fig.canvas
     canvas.draw()
-    image = Image.frombuffer("RGBA", canvas.get_width_height(physical=True), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
-    out = io.BytesIO()
-    image.convert("RGB").save(out, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
-    return out.getvalue()
+    return png_bytes(np.asarray(canvas.buffer_rgba()))
+
+
+_KEPT: weakref.WeakSet = weakref.WeakSet()
+"""What `keep` marked: axes, figure legends and figure texts that clear_figure leaves as they are."""
+
+
+def keep(*artists) -> None:
+    """Leave these axes, figure legends or figure texts alone when a panel clears its figure for a move: the
+    panel's update changes them in place (bars restacked with `set_bars`, texts set, limits set), which costs
+    a few milliseconds where making them again cost a quarter of a move. Axes made once keep their ticks,
+    labels and legend; what the update sets on them must be all that a move changes."""
+    _KEPT.update(artists)
+
+
+def set_bars(bars, heights, bottoms=None) -> None:
+    """Give each bar of a BarContainer (what Axes.bar returns) a new height and, with `bottoms`, a new base, in
+    data units: the rectangles Axes.bar would make for these values, in place. Its axes' data limits stay as
+    they were: the caller sets the limits it needs."""
+    bottoms = [0.0] * len(bars) if bottoms is None else bottoms
+    if not len(heights) == len(bottoms) == len(bars):
+        raise LedgerError(f"set_bars: {len(bars)} bars, {len(heights)} heights and {len(bottoms)} bottoms: "
+                          "one of each per bar")
+    for bar, height, bottom in zip(bars, heights, bottoms):
+        bar.set_y(bottom)
+        bar.set_height(height)
+
+
+REACH_TOLERANCE_PX = 1.0
+"""How far past the figure's edge, or into another axes, a text may reach before a panel lays its figure out again."""
+
+
+def _overreach(fig) -> tuple[list[float], set]:
+    """Where the texts of the last drawing of `fig` reach past its edges (pixels past the left, bottom, right and
+    top edge, 0 where none does) and which (axes, other axes) pairs have a text of the first inside the second's
+    plotting area."""
+    renderer = fig.canvas.get_renderer()
+    width, height = renderer.width, renderer.height
+    past = [0.0, 0.0, 0.0, 0.0]
+    areas = {ax: ax.bbox.extents for ax in fig.axes if ax.get_visible()}
+    into = set()
+    for owner, box in renderer.texts:
+        x0, y0, x1, y1 = box
+        for side, overshoot in enumerate((-x0, -y0, x1 - width, y1 - height)):
+            past[side] = max(past[side], overshoot)
+        if owner not in areas:
+            continue
+        for other, area in areas.items():  # another axes' plotting area, where it does not overlap the owner's
+            if other is not owner and not _overlap(areas[owner], area, 0.0) and _overlap(box, area, REACH_TOLERANCE_PX):
+                into.add((owner, other))
+    return past, into
+
+
+def _overlap(a, b, by: float) -> bool:
+    """True when boxes `a` and `b` (x0, y0, x1, y1) share more than `by` pixels each way."""
+    return min(a[2], b[2]) - max(a[0], b[0]) > by and min(a[3], b[3]) - max(a[1], b[1]) > by
+
+
+def outgrown(fig) -> bool:
+    """True when a text of the last drawing of `fig` reaches further past an edge of the figure, or into an axes
+    it was not in, than at the last layout: the places the layout gave the axes no longer hold their labels."""
+    allowed = fig.canvas.allowed
+    if allowed is None:
+        return False
+    past, into = _overreach(fig)
+    allowed_past, allowed_into = allowed
+    return (any(p > max(a, 0.0) + REACH_TOLERANCE_PX for p, a in zip(past, allowed_past))
+            or not into <= allowed_into)
+
+
+def relayout(fig) -> None:
+    """Solve the layout of `fig` for its texts now, then put each axes where both the last layout and this one
+    have room for it (the overlap of the two places): the figure makes room for what this move needs without
+    giving back what an earlier move needed, so a panel does not change its layout back and forth as a
+    slider goes to and fro. Solved, not drawn; the axes are fixed again (`freeze_layout`)."""
+    from matplotlib.transforms import Bbox
+
+    was = {ax: ax.get_position(original=True).frozen() for ax in fig.axes}
+    fig.set_layout_engine("constrained")
+    fig.get_layout_engine().execute(fig)
+    for ax, before in was.items():
+        now = ax.get_position(original=True)
+        x0, y0, x1, y1 = max(before.x0, now.x0), max(before.y0, now.y0), min(before.x1, now.x1), min(before.y1, now.y1)
+        if x1 > x0 and y1 > y0:
+            ax._set_position(Bbox([[x0, y0], [x1, y1]]), which="both")
+    freeze_layout(fig)
+
+
+def draw_panel(fig) -> bytes:
+    """Draw a live figure for a move and return its PNG (`panel_png`). At the first drawing the layout engine
+    places the axes; later the axes stay there (`freeze_layout`) unless the move's texts outgrow them
+    (`outgrown`: a tick label widened past the edge, a label pushed into the next axes): then the layout is
+    solved again (`relayout`) and the figure drawn once more. Each layout is counted on the canvas (`layouts`)."""
+    engine = fig.get_layout_engine()
+    first = engine is not None and not isinstance(engine, _placeholder_class())
+    png = panel_png(fig)
+    if first:
+        freeze_layout(fig)
+    elif outgrown(fig):
+        relayout(fig)
+        png = panel_png(fig)
+    else:
+        return png
+    fig.canvas.layouts += 1
+    fig.canvas.allowed = _overreach(fig)
+    return png
+
+
+@functools.cache
+def _placeholder_class():
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
+
+    return PlaceHolderLayoutEngine
 
 
 def _keep_ticks() -> None:
@@ -189,13 +367,16 @@ def _keep_clip(*_args, **_kwargs) -> None:
 
 def clear_figure(fig) -> None:
     """Empty every axes of `fig` as ax.clear does (artists, scales, locators, labels, limits, units) and drop the
-    figure's own legends and texts (a suptitle emptied), keeping the axes and their places: what a move draws
-    again. The axes keep their Tick objects (Axis.reset_ticks does nothing meanwhile), and the ticks keep their
-    clip to the axes' rectangle (Axis.set_clip_path does nothing: the cleared axes' new background patch is the
-    same unit rectangle in the same axes coordinates): made again, or clipped again one by one, they were a
-    third to a half of a move's time. The ticks drawn are still those the new locators place, labelled by the
-    new formatters (tests/test_live.py: the pixels of a fresh figure)."""
+    figure's own legends and texts (a suptitle emptied), keeping the axes and their places, and leaving what
+    `keep` marked as it is: what a move draws again. The axes keep their Tick objects (Axis.reset_ticks does
+    nothing meanwhile), and the ticks keep their clip to the axes' rectangle (Axis.set_clip_path does nothing:
+    the cleared axes' new background patch is the same unit rectangle in the same axes coordinates): made again,
+    or clipped again one by one, they were a third to a half of a move's time. The ticks drawn are still those
+    the new locators place, labelled by the new formatters (tests/test_live.py: the pixels of a new figure
+    with its axes at the same places)."""
     for ax in fig.axes:
+        if ax in _KEPT:
+            continue
         axes = (ax.xaxis, ax.yaxis)
         for axis in axes:  # the instance's attributes, over the methods
             axis.reset_ticks, axis.set_clip_path = _keep_ticks, _keep_clip
@@ -205,13 +386,54 @@ def clear_figure(fig) -> None:
             for axis in axes:
                 del axis.reset_ticks, axis.set_clip_path
     for legend in list(fig.legends):
-        legend.remove()
+        if legend not in _KEPT:
+            legend.remove()
     titles = [t for t in (getattr(fig, name, None) for name in ("_suptitle", "_supxlabel", "_supylabel")) if t]
     for text in list(fig.texts):
+        if text in _KEPT:
+            continue
         if text in titles:  # fig.suptitle sets the text it made before: emptied, not removed
             text.set_text("")
         else:
             text.remove()
+
+
+@functools.cache
+def _unit_square():
+    import numpy as np
+
+    return np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+
+
+def _rectangle_limits(ax, general: Callable[[Any], None]) -> Callable[[Any], None]:
+    """Axes._update_patch_limits for `ax`, short for a bar: a plain Rectangle in data coordinates on rectilinear
+    axes extends the data limits by its four corners, mapped by its own patch transform, which are the points
+    matplotlib 3.11 gets there by splitting the unit square's path into Bezier segments, finding their extrema
+    and subtracting the data transform from the patch's (the same numbers: tests/test_live.py); any other patch
+    goes the general way. A bar was about a quarter of millisecond of a move that draws 56 of them."""
+    from matplotlib.artist import Artist
+    from matplotlib.patches import Rectangle
+
+    def update(patch) -> None:
+        if type(patch) is not Rectangle or ax.name != "rectilinear" or Artist.get_transform(patch) is not ax.transData:
+            general(patch)
+        elif patch.get_width() or patch.get_height():  # as matplotlib: an empty bar keeps out of the limits
+            ax.update_datalim(patch.get_patch_transform().transform(_unit_square()))
+
+    return update
+
+
+@contextlib.contextmanager
+def quick_rectangle_limits(fig):
+    """While `with`-ed, the axes of `fig` find a new bar's data limits the short way (`_rectangle_limits`)."""
+    axes = list(fig.axes)
+    for ax in axes:  # the instance's attribute, over the method
+        ax._update_patch_limits = _rectangle_limits(ax, ax._update_patch_limits)
+    try:
+        yield
+    finally:
+        for ax in axes:
+            del ax._update_patch_limits
 
 
 class Redraw:
@@ -267,8 +489,9 @@ def live_panel(update: Callable[..., Any], figsize: tuple[float, float] | None =
     """A panel of `controls` (name -> ipywidgets control) over one figure and the numbers `update` returns.
 
     `update(axes, **values)` draws into `axes` (what `axes(fig)` made once, default one Axes) and returns the
-    numbers (`numbers_html`); without `figsize` the panel has no figure and `update(**values)` returns the
-    numbers only. A LedgerError from `update` shows as a one-line refusal and the last figure stays.
+    numbers (`numbers_html`); before each move's update the figure is cleared (`clear_figure`) but for what
+    `axes(fig)` marked with `keep`, which the update changes in place. Without `figsize` the panel has no
+    figure and `update(**values)` returns the numbers only. A LedgerError from `update` shows as a one-line refusal and the last figure stays.
     Returns a VBox with ``controls``, ``numbers``, ``image`` (None without a figure), ``redraw`` (its Redraw:
     a move asks it for a draw, coalesced; ``redraw.now()`` draws at once), ``fig``, ``values`` (the last
     values drawn) and ``timings`` (seconds in `update` and in the drawing, per draw).
@@ -301,11 +524,11 @@ def live_panel(update: Callable[..., Any], figsize: tuple[float, float] | None =
             else:
                 if box.values is not None:
                     clear_figure(fig)
-                shown = update(made, **values)
+                with quick_rectangle_limits(fig):
+                    shown = update(made, **values)
             updated = time.perf_counter()
             if fig is not None:
-                png = panel_png(fig)
-                freeze_layout(fig)  # placed once, at the first drawing
+                png = draw_panel(fig)
             box.timings.append((updated - started, time.perf_counter() - updated))
         except LedgerError as err:
             numbers.value = (f"<p role='alert' style='color:#b00020;font-weight:600'>Refused: {html.escape(str(err))}."

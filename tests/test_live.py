@@ -199,3 +199,156 @@ def test_fit_controls_gives_every_label_its_full_width():
     for c in controls:
         assert c.style.description_width == f"{longest + 2}ch"
         assert (c.layout.width, c.layout.max_width) == ("auto", live.CONTROL_MAX_WIDTH)
+
+
+def test_a_panel_png_holds_the_canvas_pixels():
+    """png_bytes writes unfiltered rows in one zlib stream: Pillow reads back the canvas's RGB, for an odd width."""
+    import io
+
+    from PIL import Image
+
+    fig = live.live_figure((3.1, 2))  # 279 pixels wide
+    fig.subplots().plot([0, 1], [1, 0], label="a line")
+    fig.legend()
+    png = live.panel_png(fig)
+    drawn = np.asarray(fig.canvas.buffer_rgba())[:, :, :3]
+    assert drawn.shape[1] % 2 == 1
+    read = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and np.array_equal(read, drawn)
+
+
+def _bars_and_others(ax):
+    """Patches of every kind a chapter adds: bars up, down, empty and on their side, a circle, an axvspan."""
+    from matplotlib.patches import Circle
+
+    ax.bar([0, 1, 2], [3.0, -1.5, 0.0], bottom=[0.5, 0.0, 2.0], width=0.7)
+    ax.barh([4.0, 5.0], [2.5, 1e-3], left=[-1.0, 0.25])
+    ax.add_patch(Circle((6.0, 7.0), 0.5))
+    ax.axvspan(-3.0, -2.0)
+
+
+def test_the_short_way_to_a_bars_limits_gives_matplotlibs_numbers():
+    """quick_rectangle_limits: the same data limits, to the bit, as Axes._update_patch_limits, bars or not."""
+    from matplotlib.figure import Figure
+
+    general, quick = Figure().subplots(), live.live_figure((4, 3)).subplots()
+    _bars_and_others(general)
+    with live.quick_rectangle_limits(quick.figure):
+        _bars_and_others(quick)
+    assert "_update_patch_limits" not in vars(quick)  # the method again after the with
+    assert np.array_equal(general.dataLim.get_points(), quick.dataLim.get_points())
+    assert general.get_xlim() == quick.get_xlim() and general.get_ylim() == quick.get_ylim()
+
+
+def _stacked(scale=1.0):
+    """Two stacked series of bars whose heights follow `scale`."""
+    return [scale, 2 * scale, 0.5 * scale], [1.0, scale, 3.0]
+
+
+def test_kept_axes_restacked_in_place_draw_the_pixels_of_new_bars():
+    """Axes that `keep` marks are not cleared: bars made once and set again (set_bars), a figure legend kept,
+    draw the pixels of the same bars made anew at the final values, with the axes at the same places."""
+    from matplotlib.figure import Figure
+    from matplotlib.transforms import IdentityTransform
+
+    def draw(ax, scale):
+        low, high = _stacked(scale)
+        bottom = ax.bar(range(3), low, color="C0", label="low")
+        top = ax.bar(range(3), high, bottom=low, color="C1", label="high")
+        ax.set_ylim(0, 1.1 * max(a + b for a, b in zip(low, high)))
+        return bottom, top
+
+    def axes(fig):
+        made = {"curve": fig.add_subplot(1, 2, 1), "bars": fig.add_subplot(1, 2, 2)}
+        made["drawn"] = draw(made["bars"], 1.0)
+        fig.legend(loc="outside lower center", ncols=2)
+        live.keep(made["bars"], *fig.legends)
+        return made
+
+    def update(made, scale=1.0):
+        made["curve"].plot([0, 1, 2], [0, scale, 4 * scale])
+        low, high = _stacked(scale)
+        live.set_bars(made["drawn"][0], low)
+        live.set_bars(made["drawn"][1], high, low)
+        made["bars"].set_ylim(0, 1.1 * max(a + b for a, b in zip(low, high)))
+
+    panel = live.live_panel(update, figsize=(6, 3), axes=axes, scale=w.FloatSlider(value=1.0, min=0.5, max=2.0))
+    kept = panel.fig.axes[1].patches[0]
+    for scale in (1.5, 0.75, 1.25):
+        panel.controls["scale"].value = scale
+    assert panel.fig.axes[1].patches[0] is kept and len(panel.fig.axes[1].patches) == 6 and len(panel.fig.legends) == 1
+    moved = _pixels(panel.fig.canvas)
+
+    fresh = Figure(figsize=panel.fig.get_size_inches(), dpi=panel.fig.dpi)
+    FigureCanvasAgg(fresh)
+    curve, bars = fresh.add_subplot(1, 2, 1), fresh.add_subplot(1, 2, 2)
+    for new, old in zip((curve, bars), panel.fig.axes):
+        new.set_position(old.get_position())
+    draw(bars, 1.25)
+    curve.plot([0, 1, 2], [0, 1.25, 5.0])
+    legend = fresh.legend(loc="outside lower center", ncols=2)
+    legend.set_bbox_to_anchor(panel.fig.legends[0].get_bbox_to_anchor().frozen(), transform=IdentityTransform())
+    assert np.array_equal(moved, _pixels(fresh.canvas))
+    with pytest.raises(LedgerError, match="set_bars: 3 bars, 2 heights and 3 bottoms: one of each per bar"):
+        live.set_bars(panel.fig.axes[1].containers[0], [1.0, 2.0])
+
+
+def _reach(fig) -> list[float]:
+    """How far past each edge of `fig` (left, bottom, right, top; pixels) its last drawing's texts reach."""
+    return live._overreach(fig)[0]
+
+
+def test_a_move_whose_labels_outgrow_the_layout_lays_the_figure_out_again():
+    """A tick label that widens past the figure's edge (1 to 10 million on a linear axis) or pushes the next
+    axes' label into it: the layout is solved again at that move, once, and every text is inside the figure;
+    going back and forth between the two does not solve it again."""
+    def update(axes, scale=1.0):
+        left, right = axes
+        left.plot([0, 1], [0, scale])
+        left.ticklabel_format(axis="y", style="plain", useOffset=False)  # 10000000, not 1e7 above the axis
+        left.set_ylabel("a label left of wide ticks")
+        right.plot([0, 1], [scale, 0])
+        right.set_ylabel("the right one")
+
+    panel = live.live_panel(update, figsize=(6, 3), axes=lambda fig: fig.subplots(1, 2),
+                            scale=w.FloatSlider(value=1.0, min=1.0, max=1e7))
+    assert panel.fig.canvas.layouts == 1
+    placed = [ax.get_position().bounds for ax in panel.fig.axes]
+    panel.controls["scale"].value = 1e7
+    assert panel.fig.canvas.layouts == 2
+    assert max(_reach(panel.fig)) <= live.REACH_TOLERANCE_PX
+    assert live._overreach(panel.fig)[1] == set()  # no text of one axes inside the other's area
+    assert [ax.get_position().bounds for ax in panel.fig.axes] != placed
+    for scale in (1.0, 1e7, 2.0, 9e6):
+        panel.controls["scale"].value = scale
+    assert panel.fig.canvas.layouts == 2 and max(_reach(panel.fig)) <= live.REACH_TOLERANCE_PX
+
+
+def test_frozen_axes_would_cut_that_label_off():
+    """The case above is one a frozen layout gets wrong: drawn at 10 million without laying it out again, the
+    left axes' label reaches past the figure's left edge (what the check in draw_panel looks for)."""
+    fig = live.live_figure((6, 3))
+    left, right = fig.subplots(1, 2)
+    left.set_ylabel("a label left of wide ticks")
+    left.ticklabel_format(axis="y", style="plain", useOffset=False)
+    live.draw_panel(fig)
+    left.plot([0, 1], [0, 1e7])
+    live.panel_png(fig)
+    assert _reach(fig)[0] > live.REACH_TOLERANCE_PX and live.outgrown(fig)
+
+
+def test_the_text_cache_draws_slanted_labels_and_mathtext_as_agg_does():
+    """Rotated tick labels anchored at their end, a log axis's mathtext exponents and a fraction (drawn in part
+    as a path, so not kept): the live canvas's second draw has Agg's own pixels."""
+    fig = live.live_figure((5, 3))
+    ax = fig.subplots()
+    ax.bar(range(4), [1, 10, 100, 1000])
+    ax.set_yscale("log")
+    ax.set_xticks(range(4), ["Transformer, forward", "Hyena-2, backward", "Hybrid", "Circulant"], rotation=40,
+                  ha="right", rotation_mode="anchor")
+    ax.set_title(r"$\frac{6N}{2}$ and $2^{10}$")
+    live.draw_panel(fig)  # laid out, then fixed
+    cached = _pixels(fig.canvas)
+    assert fig.canvas.get_renderer().kept
+    FigureCanvasAgg(fig)
+    assert np.array_equal(cached, _pixels(fig.canvas))
