@@ -351,8 +351,10 @@ def plans_block(book: dict[str, Chapter]) -> str:
         read = [s for session in plan.sessions for s in (*session.reading, *plan.before) if s not in taught]
         read = list(dict.fromkeys(read))
         left = [s for s in book if s not in taught and s not in read]
-        before = (f" Read before the first session: chapters {', '.join(s[:2] for s in plan.before)}."
-                  if plan.before else "")
+        before_minutes = math.ceil(sum(book[s].core() + book[s].optional() for s in plan.before))
+        before = (f" Read before the first session: chapters {', '.join(s[:2] for s in plan.before)} "
+                  f"({before_minutes} minutes by the same model, whole chapters, on top of the sessions' "
+                  "homework minutes below)." if plan.before else "")
         gaps = "".join(f" Taught before its prerequisite on purpose: {c[:2]} before {p[:2]} ({why})."
                        for c, p, why in plan.out_of_order)
         out += [f"### {plan.title} (plan {name})", "",
