@@ -1,11 +1,12 @@
 """How long a live panel takes from a control's change to its redrawn numbers and figure (`make bench`).
 
-For the Jupyter explorer (chapter 09's panel, ledger.explore.explorer) and the first control of each
+For every control of the Jupyter explorer (chapter 09's panel, ledger.explore.explorer) and of each
 chapter's slider panel (ledger.live.live_panel): each chapter is executed in a kernel of the book's
-environment up to its panel's cell, then the control is moved across its values, REPEAT times, each move
-drawn at once (as a move the kernel draws when no other waits; ledger.live.Redraw). Reports the median and
-worst seconds of a move, the chapter's update (ledger calls and the artists) and the drawing (the canvas
-and the PNG), and beside them the ledger's own time for the same moves: the time inside calls into the
+environment up to its panel's cell, then each control in turn is moved across its values, REPEAT times, each
+move drawn at once (as a move the kernel draws when no other waits; ledger.live.Redraw). Reports the median
+and worst seconds of a move, the chapter's update (ledger calls and the artists) and the drawing (the canvas
+and the PNG), how many moves solved the layout again and how many left a text past the figure's edge or
+inside another axes (ledger.live.draw_panel), and beside them the ledger's own time for the same moves: the time inside calls into the
 `ledger` package's counting modules, traced in a separate pass (the trace slows what it times, so this is
 an upper bound). A figure for the closing note, not a timed test.
 
@@ -19,6 +20,8 @@ import statistics
 import sys
 import time
 from pathlib import Path
+
+from ledger import live
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -85,7 +88,9 @@ def measure_panel(panel, name: str | None = None, repeat: int = REPEAT) -> dict:
     values = control_values(control)
     start = control.value
     draw = getattr(panel, "refresh", None) or panel.redraw.now
-    moves, splits = [], []
+    moves, splits, cut = [], [], 0
+    canvas = panel.fig.canvas if getattr(panel, "fig", None) is not None else None
+    layouts = canvas.layouts if canvas is not None else 0
     for _ in range(repeat):
         for value in values:
             began = time.perf_counter()
@@ -96,6 +101,9 @@ def measure_panel(panel, name: str | None = None, repeat: int = REPEAT) -> dict:
             moves.append(time.perf_counter() - began)
             if getattr(panel, "timings", None):
                 splits.append(panel.timings[-1])
+            if canvas is not None:  # a text past the figure's edge or in another axes after this move
+                past, into = live._overreach(panel.fig)
+                cut += max(past) > live.REACH_TOLERANCE_PX or not into <= canvas.allowed[1]
     traced = LedgerClock()
     for value in values:
         panel._syncing = True
@@ -106,7 +114,8 @@ def measure_panel(panel, name: str | None = None, repeat: int = REPEAT) -> dict:
     control.value = start
     result = {"control": name, "values": len(values), "moves": len(moves),
               "median_s": statistics.median(moves), "worst_s": max(moves),
-              "ledger_median_s": traced.seconds / len(values)}
+              "ledger_median_s": traced.seconds / len(values),
+              "layouts": (canvas.layouts - layouts) if canvas is not None else 0, "cut": cut}
     if splits:
         result["update_median_s"] = statistics.median(u for u, _ in splits)
         result["draw_median_s"] = statistics.median(d for _, d in splits)
@@ -122,7 +131,8 @@ def panel_cell(nb) -> int:
 
 
 def chapter(path: Path, repeat: int) -> dict:
-    """Execute `path` up to its panel's cell in a fresh kernel, then time its panel (measure_panel) there."""
+    """Execute `path` up to its panel's cell in a fresh kernel, then time each of its panel's controls there
+    (measure_panel): control name -> figures."""
     import nbformat
     from nbclient import NotebookClient
 
@@ -134,7 +144,7 @@ def chapter(path: Path, repeat: int) -> dict:
         "from panels import measure_panel as _measure\n"
         "from ledger import live as _live\n"
         "_panel = _live.PANELS[-1]() if _live.PANELS else _\n"
-        f"print('PANEL ' + _json.dumps(_measure(_panel, repeat={repeat})))"))
+        f"print('PANEL ' + _json.dumps({{_n: _measure(_panel, _n, repeat={repeat}) for _n in _panel.controls}}))"))
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
     for output in nb.cells[-1].outputs:
         for line in output.get("text", "").splitlines():
@@ -161,19 +171,26 @@ def main(argv: list[str] | None = None) -> int:
     if args.only is None:
         from ledger.explore import explorer
 
-        results["explorer (in process)"] = measure_panel(explorer(), "seq_len", args.repeat)
+        panel = explorer()
+        results["explorer (in process)"] = {name: measure_panel(panel, name, args.repeat) for name in panel.controls}
     for path in paths:
         source = path.read_text(encoding="utf-8")
         if "live_panel(" in source or "explorer(" in source:
             results[path.stem] = chapter(path, args.repeat)
-    print(f"{'panel':32s} {'control':26s} {'median':>8s} {'worst':>8s} {'update':>8s} {'draw':>8s} {'ledger':>8s}")
-    for where, r in results.items():
-        ms = {k: f"{1000 * r[k]:7.1f}" if k in r else "      -" for k in
-              ("median_s", "worst_s", "update_median_s", "draw_median_s", "ledger_median_s")}
-        print(f"{where:32s} {r['control']:26s} {ms['median_s']} {ms['worst_s']} {ms['update_median_s']} "
-              f"{ms['draw_median_s']} {ms['ledger_median_s']}  ms  ({r['moves']} moves)")
-    medians = [r["median_s"] for r in results.values()]
-    print(f"slowest median {1000 * max(medians):.1f} ms; worst move {1000 * max(r['worst_s'] for r in results.values()):.1f} ms")
+    print(f"{'panel':32s} {'control':26s} {'median':>8s} {'worst':>8s} {'update':>8s} {'draw':>8s} {'ledger':>8s}"
+          "      moves, layouts solved again, moves leaving a text cut off")
+    for where, by_control in results.items():
+        for r in by_control.values():
+            ms = {k: f"{1000 * r[k]:7.1f}" if k in r else "      -" for k in
+                  ("median_s", "worst_s", "update_median_s", "draw_median_s", "ledger_median_s")}
+            print(f"{where:32s} {r['control']:26s} {ms['median_s']} {ms['worst_s']} {ms['update_median_s']} "
+                  f"{ms['draw_median_s']} {ms['ledger_median_s']}  ms  {r['moves']:3d} {r['layouts']:3d} {r['cut']:3d}")
+    every = [(where, r) for where, by_control in results.items() for r in by_control.values()]
+    where, slowest = max(every, key=lambda item: item[1]["median_s"])
+    print(f"slowest median {1000 * slowest['median_s']:.1f} ms ({where}, {slowest['control']}); "
+          f"worst move {1000 * max(r['worst_s'] for _, r in every):.1f} ms; {len(every)} controls in {len(results)} panels; "
+          f"{sum(r['layouts'] for _, r in every)} layouts solved again, {sum(r['cut'] for _, r in every)} moves left a "
+          "text cut off")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     return 0
