@@ -52,6 +52,20 @@ def test_summary_gives_the_hosts_speed_in_the_book_phase_and_after_it():
     assert phase_times.summary(record, now=t0 + 232, samples=[]).endswith("ratio to book 4.64x")
 
 
+def test_the_hosts_speed_scales_only_what_ran_after_the_book():
+    """A serial phase before the book (70 s) is not time after the book: at the book phase's core speed the 180 s
+    after it would take 180 / 1.25 = 144 s, so (70 + 45 + 144) / 45 = 5.76x, not (45 + 325 / 1.25) / 45."""
+    t0 = 1000.0
+    record = {"start": t0, "phases": [
+        {"name": "serial", "start": t0, "end": t0 + 70, "exit": 0},
+        {"name": "book", "start": t0 + 70, "end": t0 + 115, "exit": 0},
+        {"name": "pytest", "start": t0 + 115, "end": t0 + 295, "exit": 0}]}
+    samples = [(t0 + 80, 0.008), (t0 + 200, 0.010)]
+    line = phase_times.summary(record, now=t0 + 295, samples=samples)
+    assert line.endswith("8.0 ms in the book phase (1 samples), 10.0 ms after it (1), 1.25x; at the book phase's "
+                         "core speed about 5.76x")
+
+
 def test_the_probe_times_its_loop_while_the_watched_process_lives(tmp_path):
     import subprocess
 

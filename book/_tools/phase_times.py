@@ -143,10 +143,11 @@ def read_probe(log: Path) -> list[tuple[float, float]]:
     return samples
 
 
-def core_speed(phases: list[dict], samples: list[tuple[float, float]], total: float) -> str:
-    """The probe's median loop time in the book phase and after it, and what the total would be
-    after the book at the book phase's core speed (an estimate: it assumes every phase slows as the
-    loop does); empty without samples on both sides."""
+def core_speed(phases: list[dict], samples: list[tuple[float, float]], total: float, now: float) -> str:
+    """The probe's median loop time in the book phase and after it, and what the ratio to the book would be
+    had the time after the book (to `now`) run at the book phase's core speed (an estimate: it assumes every
+    phase slows as the loop does; what ran before the book, the serial phase, is left as it was); empty
+    without samples on both sides."""
     import statistics
 
     book = next((p for p in phases if p["name"] == "book"), None)
@@ -157,8 +158,8 @@ def core_speed(phases: list[dict], samples: list[tuple[float, float]], total: fl
     if not during or not after:
         return ""
     in_book, past_book = statistics.median(during), statistics.median(after)
-    length = book["end"] - book["start"]
-    scaled = length + (total - length) * in_book / past_book
+    length, after_book = book["end"] - book["start"], now - book["end"]
+    scaled = total - after_book + after_book * in_book / past_book
     return (f" | core speed, a fixed loop's CPU time (median): {1e3 * in_book:.1f} ms in the book phase "
             f"({len(during)} samples), {1e3 * past_book:.1f} ms after it ({len(after)}), "
             f"{past_book / in_book:.2f}x; at the book phase's core speed about {scaled / length:.2f}x")
@@ -186,7 +187,7 @@ def summary(record: dict, now: float, samples: list[tuple[float, float]] | None 
     total = now - record["start"]
     book = [p["end"] - p["start"] for p in phases if p["name"] == "book"]
     ratio = f" | ratio to book {total / book[0]:.2f}x" if book and book[0] > 0 else ""
-    speed = core_speed(phases, samples, total) if samples else ""
+    speed = core_speed(phases, samples, total, now) if samples else ""
     serial = ""
     if serial_s:
         measuring = sum(p["end"] - p["start"] for p in phases if p["name"] == "serial")
