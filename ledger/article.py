@@ -166,6 +166,14 @@ def ridge_batch(m: float, k: float, peak_flops: float, bandwidth: float, bytes_p
     return rb * m * k / denominator if denominator > 0 else math.inf
 
 
+def intensity_limit(m: float, k: float, bytes_per_element: float = 2.0) -> float:
+    """The arithmetic intensity (FLOPs per byte) an (m x k) weight product tends to as its batch grows, never
+    reached: 2mk / ((m + k) * bytes), H/2 for an H x H weight in bf16. A ridge above it is one no batch reaches
+    (ridge_batch is then inf)."""
+    m, k = check_positive_number("m", m), check_positive_number("k", k)
+    return 2 * m * k / ((m + k) * check_positive_number("bytes_per_element", bytes_per_element))
+
+
 # --- a whole run ---------------------------------------------------------------------------------
 
 def run_flops(n_params: float, tokens: float, n_layers: float = 0, seq_len: float = 0, hidden: float = 0) -> float:

@@ -150,3 +150,15 @@ def test_ridge_batch_reaches_the_ridge():
     assert math.isclose(a.arithmetic_intensity(m, 4096, 4096, 2), a.ridge_point(1e15, 3.35e12))
     assert a.attainable_matmul_flops(2 * m, 4096, 4096, 1e15, 3.35e12) == 1e15
     assert a.ridge_batch(8, 8, 1e15, 1e9) == math.inf
+
+
+def test_no_batch_reaches_a_ridge_above_the_intensity_limit():
+    """ridge_batch is finite exactly when the ridge lies below intensity_limit, which the intensity approaches."""
+    limit = a.intensity_limit(4096, 4096)
+    assert limit == 2048 and a.arithmetic_intensity(4096, 4096, 1e12, 2) < limit
+    assert math.isclose(a.arithmetic_intensity(4096, 4096, 1e12, 2), limit, rel_tol=1e-6)
+    bandwidth = 1e15 / limit  # the ridge at the limit itself
+    assert a.ridge_batch(4096, 4096, 1e15, bandwidth * 1.01) < math.inf
+    assert a.ridge_batch(4096, 4096, 1e15, bandwidth) == math.inf == a.ridge_batch(4096, 4096, 1e15, bandwidth * 0.99)
+    with pytest.raises(LedgerError, match="m"):
+        a.intensity_limit(0, 4096)
