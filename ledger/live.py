@@ -12,7 +12,8 @@ Why not ``ipywidgets.interactive`` with ``plt.show()``: each move there builds a
 constrained layout, draws it twice (once for the tight bounding box) and writes a PNG, about 330 ms a move
 on a 2-core machine, three frames a second. A live panel makes its figure and axes once, lets the layout
 engine place them at the first drawing, and then on each move clears the axes' contents and draws them again
-into the same places, once, at PANEL_DPI (`draw_panel`). A text that did not change keeps its glyphs from the
+into the same places, once, at PANEL_DPI or, for a figure wider than 10 inches, the resolution that makes it
+PANEL_MAX_WIDTH_PX wide (`draw_panel`). A text that did not change keeps its glyphs from the
 draw before (`_TextCache`); a bar finds its data limits the short way (`quick_rectangle_limits`); axes that a
 panel `keep`s are not cleared at all, their bars restacked in place (`set_bars`); the PNG's rows are written
 unfiltered at zlib level 1 (`png_bytes`). When a move's texts outgrow the places (a tick label widened past
@@ -43,13 +44,14 @@ PANEL_DPI = 90
 """Dots per inch of a live panel's figure: a 10-inch figure is 900 pixels wide, the width of a notebook cell."""
 
 PANEL_MAX_WIDTH_PX = 900
-"""Widest a panel's PNG is drawn: a wider figure (chapter 04's 16 inches) is drawn at a lower resolution to this
-width, the pixels a notebook cell shows it in anyway (the image fits the cell's width), not 1,440 scaled down."""
+"""Widest a panel's PNG is drawn: a wider figure (chapters 07 and 08's 11 inches) is drawn at a lower resolution
+to this width (82 dots per inch there), the pixels a notebook cell about shows it in (the image fits the cell's
+width), not 990 scaled down. A panel much wider than 10 inches would have small type: keep panels near 10."""
 
 PNG_COMPRESS_LEVEL = 1
-"""zlib level of a panel's PNG (`png_bytes`): about 6.5 ms for chapter 05's 900 x 684 panel and 86 kB, where
-Pillow takes 13 ms at this level (it tries five filters on every row) and 18 ms at its default (6) for 78 kB;
-the bytes travel to the browser on the same machine or network."""
+"""zlib level of a panel's PNG (`png_bytes`): about 6.5 ms for chapter 05's 900 x 684 panel at its defaults and
+94 kB, where Pillow takes 13 ms at this level (it tries five filters on every row) for 86 kB and 18 ms at its
+default (6) for 87 kB: a tenth more bytes, which travel to the browser on the same machine or network."""
 
 CONTROL_MAX_WIDTH = "40rem"
 """A chapter's slider fills its cell up to this width, so the track stays long enough to aim."""
@@ -366,7 +368,9 @@ def _keep_clip(*_args, **_kwargs) -> None:
 
 
 def clear_figure(fig) -> None:
-    """Empty every axes of `fig` as ax.clear does (artists, scales, locators, labels, limits, units) and drop the
+    """Empty every axes of `fig` as ax.clear does (artists, scales, locators, labels, limits, units; but not the
+    tick parameters: what an update sets with tick_params stays for the next move, so an update that sets them
+    sets them on every move, as no chapter's panel does conditionally) and drop the
     figure's own legends and texts (a suptitle emptied), keeping the axes and their places, and leaving what
     `keep` marked as it is: what a move draws again. The axes keep their Tick objects (Axis.reset_ticks does
     nothing meanwhile), and the ticks keep their clip to the axes' rectangle (Axis.set_clip_path does nothing:

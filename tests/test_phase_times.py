@@ -54,7 +54,8 @@ def test_summary_gives_the_hosts_speed_in_the_book_phase_and_after_it():
 
 def test_the_hosts_speed_scales_only_what_ran_after_the_book():
     """A serial phase before the book (70 s) is not time after the book: at the book phase's core speed the 180 s
-    after it would take 180 / 1.25 = 144 s, so (70 + 45 + 144) / 45 = 5.76x, not (45 + 325 / 1.25) / 45."""
+    after it would take 180 / 1.25 = 144 s, so (70 + 45 + 144) / 45 = 5.76x, not (45 + 250 / 1.25) / 45 = 5.44x,
+    which would scale the serial phase too."""
     t0 = 1000.0
     record = {"start": t0, "phases": [
         {"name": "serial", "start": t0, "end": t0 + 70, "exit": 0},
