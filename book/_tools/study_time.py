@@ -84,7 +84,7 @@ INLINE_MATH = re.compile(r"\$[^$\n]+\$")
 PIPE_RULE = re.compile(r"^\|[ :|-]*-[ :|-]*\|\s*$", re.MULTILINE)
 SHOW_CALL = re.compile(r"(?<![\w.])show\(")
 TABLE_CALL = re.compile(r"(?<![\w.])(?:html_table|show_table)\(")
-IMAGE = re.compile(r"!\[[^\]]*\]\(|^`{3,}\{(?:figure|image)\}", re.MULTILINE)
+IMAGE = re.compile(r"!\[[^\]]*\]\(|^`{3,}\{(?:figure|image|glue:figure)\}", re.MULTILINE)
 STRUCTURE_EXERCISES = "Exercises"
 
 
